@@ -1,0 +1,52 @@
+"""Errors tray-reader reports to the user.
+
+Every error carries a message a user can act on. The tree::
+
+    TrayReaderError
+    ├── ModelFileError        a model file is missing or corrupt (names what to install)
+    ├── ConfigError           the settings file is invalid (names file, key, what is allowed)
+    ├── TextInputError        the text cannot be spoken (empty, nothing readable)
+    ├── VoiceError            unknown voice, bad voice file, bad voice name
+    │   └── EnrollmentError   a recording cannot be enrolled (too short, silent, not audio)
+    ├── AudioDeviceError      no audio server / device, or the device vanished
+    ├── ControlError          the control socket cannot be reached or refused a message
+    └── SelectionError        no selected text could be read
+"""
+
+from __future__ import annotations
+
+
+class TrayReaderError(Exception):
+    """Base of all errors that tray-reader reports to the user."""
+
+
+class ModelFileError(TrayReaderError):
+    """A model file is missing or does not match its checksum."""
+
+
+class ConfigError(TrayReaderError):
+    """The settings file cannot be read or holds an invalid value."""
+
+
+class TextInputError(TrayReaderError):
+    """The text given cannot be spoken."""
+
+
+class VoiceError(TrayReaderError):
+    """A voice is unknown, or a voice file is invalid."""
+
+
+class EnrollmentError(VoiceError):
+    """A recording cannot be turned into a voice."""
+
+
+class AudioDeviceError(TrayReaderError):
+    """No usable audio output or input device."""
+
+
+class ControlError(TrayReaderError):
+    """The control socket could not be reached, or refused a message."""
+
+
+class SelectionError(TrayReaderError):
+    """No selected text could be read."""

@@ -1,0 +1,49 @@
+"""One-shot speaking for `tray-reader say`: build the pipeline, speak or write a WAV."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from tray_reader import model_files
+from tray_reader.errors import TextInputError, VoiceError
+from tray_reader.speech.engine import KokoroEngine
+from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.speech.g2p import EnglishPhonemizer
+from tray_reader.speech.synthesis import Synthesizer
+from tray_reader.speech.types import SAMPLE_RATE
+
+DEFAULT_VOICE = "af_heart"
+
+
+def voice_pack(name: str) -> np.ndarray:
+    try:
+        return model_files.stock_pack(name)
+    except KeyError:
+        names = ", ".join(v.name for v in model_files.stock_voices())
+        raise VoiceError(f"Unknown voice {name!r}. Available: {names}") from None
+
+
+def show_text(text: str) -> Iterator[str]:
+    frontend = TextFrontEnd(EnglishPhonemizer())
+    for chunk in frontend.chunks(text):
+        yield chunk.text
+
+
+def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
+    pack = voice_pack(voice or DEFAULT_VOICE)
+    synth = Synthesizer(TextFrontEnd(EnglishPhonemizer()), KokoroEngine.load(threads))
+    pieces = [c.samples for c in synth.stream(text, pack, speed or 1.0)]
+    if not pieces:
+        raise TextInputError("There is nothing readable in the text given.")
+    audio = np.concatenate(pieces)
+    if out:
+        import soundfile
+
+        soundfile.write(out, audio, SAMPLE_RATE, subtype="PCM_16")
+    else:
+        import sounddevice
+
+        sounddevice.play(np.concatenate([audio, np.zeros(SAMPLE_RATE // 5, np.float32)]), SAMPLE_RATE)
+        sounddevice.wait()

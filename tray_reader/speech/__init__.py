@@ -1,0 +1,1 @@
+"""Text to speech: the text front end, the Kokoro engine, streaming synthesis, the worker."""
