@@ -1,0 +1,21 @@
+"""Shared fixtures. Service fixtures (PulseAudio, X11 desktop) live in their own modules."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["tests.fixtures_audio", "tests.fixtures_desktop"]
+
+
+@pytest.fixture(scope="session")
+def phonemizer():
+    from tray_reader.speech.g2p import EnglishPhonemizer
+
+    return EnglishPhonemizer()
+
+
+@pytest.fixture(scope="session")
+def engine():
+    from tray_reader.speech.engine import KokoroEngine
+
+    return KokoroEngine.load(2)

@@ -1,0 +1,1 @@
+"""PulseAudio null-sink fixtures (owned by the player work)."""

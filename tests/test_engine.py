@@ -1,0 +1,26 @@
+"""The Kokoro engine on the real model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tray_reader import model_files
+from tray_reader.speech.frontend import TextFrontEnd
+
+
+def test_synthesis_gives_non_silent_audio_of_plausible_length(engine, phonemizer):
+    frontend = TextFrontEnd(phonemizer)
+    ids = frontend.ids(phonemizer("The quick brown fox jumps over the lazy dog."))
+    audio = engine.synthesize(ids, model_files.stock_pack("af_heart"), 1.0)
+    assert audio.dtype == np.float32
+    seconds = audio.size / 24_000
+    assert 1.5 < seconds < 5.0
+    assert np.sqrt(np.mean(audio**2)) > 0.01
+
+
+def test_speed_changes_duration(engine, phonemizer):
+    ids = TextFrontEnd(phonemizer).ids(phonemizer("Reading at different speeds."))
+    pack = model_files.stock_pack("af_heart")
+    slow = engine.synthesize(ids, pack, 0.7).size
+    fast = engine.synthesize(ids, pack, 1.5).size
+    assert fast < slow * 0.7
