@@ -74,7 +74,9 @@ def kokoro_model_bytes() -> bytes:
         chunks.append(data)
     model = b"".join(chunks)
     if _sha256(model) != info["sha256"]:
-        raise ModelFileError("The joined Kokoro model does not match its SHA-256; reinstall the model packages.")
+        raise ModelFileError(
+            "The joined Kokoro model does not match its SHA-256; reinstall the model packages."
+        )
     return model
 
 

@@ -11,7 +11,7 @@ from tray_reader.errors import TextInputError, VoiceError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.g2p import EnglishPhonemizer
-from tray_reader.speech.synthesis import Synthesizer
+from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import SAMPLE_RATE
 
 DEFAULT_VOICE = "af_heart"
@@ -34,7 +34,7 @@ def show_text(text: str) -> Iterator[str]:
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
     pack = voice_pack(voice or DEFAULT_VOICE)
     synth = Synthesizer(TextFrontEnd(EnglishPhonemizer()), KokoroEngine.load(threads))
-    pieces = [c.samples for c in synth.stream(text, pack, speed or 1.0)]
+    pieces = [c.samples for c in synth.stream(text, fixed_voice(pack, speed or 1.0))]
     if not pieces:
         raise TextInputError("There is nothing readable in the text given.")
     audio = np.concatenate(pieces)

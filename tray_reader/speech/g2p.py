@@ -22,7 +22,9 @@ class EnglishPhonemizer:
             import spacy
             from misaki import en
         except ImportError as e:  # pragma: no cover - install problem
-            raise ModelFileError(f"misaki or spaCy is missing ({e}). Install: pip install misaki==0.9.4 spacy") from e
+            raise ModelFileError(
+                f"misaki or spaCy is missing ({e}). Install: pip install misaki==0.9.4 spacy"
+            ) from e
         try:
             nlp = spacy.load(SPACY_PACKAGE, enable=["tok2vec", "tagger"])
         except OSError as e:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+
+VoiceSource = Callable[[], tuple[np.ndarray, float]]
+"""Returns the current (voice pack, speed); read before every chunk."""
+
+
+def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
+    return lambda: (pack, speed)
 
 
 class Synthesizer:
@@ -20,8 +27,9 @@ class Synthesizer:
         self.engine = engine
 
     def stream(
-        self, text: str, pack: np.ndarray, speed: float = 1.0, cancel: threading.Event | None = None
+        self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
     ) -> Iterator[AudioChunk]:
+        """Audio for `text`, chunk by chunk; stops before the next piece once `cancel` is set."""
         cancel = cancel or threading.Event()
         for chunk in self.frontend.chunks(text):
             if cancel.is_set():
@@ -29,9 +37,29 @@ class Synthesizer:
             ids = self.frontend.ids(chunk.phonemes)
             if not ids:
                 continue
+            pack, speed = voice()
             for piece in self.engine.stream(ids, pack, speed):
                 if cancel.is_set():
                     return
                 yield AudioChunk(piece, chunk.sentence)
-            pause = np.zeros(int(chunk.pause_after * SAMPLE_RATE), dtype=np.float32)
+            pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
             yield AudioChunk(pause, chunk.sentence)
+
+
+def load_synthesizer(threads: int | None, warm_pack: np.ndarray) -> Synthesizer:
+    """Build the pipeline and warm it: the model session and the phonemiser load in
+    parallel (both spend most of their time outside the GIL), then one short run warms
+    the session and the phonemiser's first call."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tray_reader.speech.g2p import EnglishPhonemizer
+
+    with ThreadPoolExecutor(2) as pool:
+        engine_future = pool.submit(KokoroEngine.load, threads)
+        phonemizer = EnglishPhonemizer()
+        engine = engine_future.result()
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    for _ in synth.stream("Ready to read, warming up.", fixed_voice(warm_pack)):
+        pass
+    engine.warm_up(warm_pack)
+    return synth

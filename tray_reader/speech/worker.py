@@ -1,0 +1,176 @@
+"""The speech worker: a thread that owns the model, takes requests, streams audio to a sink.
+
+The model and the phonemiser are loaded (in parallel) and warmed when the worker starts, so
+the first request is as fast as every other. Requests arrive on a bounded queue; "now"
+replaces what is playing, "queue" appends, `stop()` clears everything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from tray_reader.errors import TrayReaderError
+from tray_reader.speech.types import AudioChunk, AudioSink
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING = 64
+"""Most requests waiting in the queue; more are refused with a message."""
+
+
+class Mode(enum.Enum):
+    NOW = "now"  # interrupt what is playing and read this
+    QUEUE = "queue"  # read this after everything already queued
+
+
+class WorkerState(enum.Enum):
+    WARMING = "warming"  # loading and warming the model
+    IDLE = "idle"  # ready, nothing to read
+    SPEAKING = "speaking"  # synthesising and handing audio to the sink
+    ERROR = "error"  # the model could not be loaded; see `error`
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    text: str
+    """Text to read (raw; the front end normalises it)."""
+    mode: Mode = Mode.NOW
+    """Interrupt (NOW) or append (QUEUE)."""
+    submitted: float = field(default_factory=time.monotonic)
+    """When the request was made (monotonic seconds), for latency figures."""
+
+
+VoiceSource = Callable[[], tuple[np.ndarray, float]]
+"""Returns the current (voice pack, speed); read before every chunk."""
+
+
+class SpeechPipeline(Protocol):
+    """What the worker needs from the speech pipeline (the real one: speech.synthesis)."""
+
+    def stream(self, text: str, voice: VoiceSource, cancel: threading.Event) -> Iterator[AudioChunk]: ...
+
+
+class SpeechWorker:
+    """Runs synthesis on its own thread; everything public is safe to call from any thread."""
+
+    def __init__(
+        self,
+        load_pipeline: Callable[[], SpeechPipeline],
+        sink: AudioSink,
+        voice: VoiceSource,
+        on_state: Callable[[WorkerState], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        """`load_pipeline()` builds and warms the pipeline (called on the worker thread);
+        `voice()` returns the current (pack, speed) and is read before every chunk, so a
+        voice or speed change applies from the next chunk."""
+        self._load_pipeline = load_pipeline
+        self._sink = sink
+        self._voice = voice
+        self._on_state = on_state or (lambda s: None)
+        self._on_error = on_error or (lambda m: None)
+        self._requests: queue.Queue[ReadRequest | None] = queue.Queue(MAX_PENDING)
+        self._cancel = threading.Event()
+        self._generation = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="speech-worker", daemon=True)
+        self.ready = threading.Event()
+        self.state = WorkerState.WARMING
+        self.error: str | None = None
+        self.ready_seconds: float | None = None
+        self.last_request: ReadRequest | None = None
+        self.first_chunk_at: float | None = None
+
+    # -- public API -------------------------------------------------------------------------
+    def start(self) -> None:
+        self._started = time.monotonic()
+        self._thread.start()
+
+    def submit(self, request: ReadRequest) -> bool:
+        """Queue a request; False when the queue is full."""
+        if request.mode is Mode.NOW:
+            self.stop()
+        try:
+            self._requests.put_nowait(request)
+        except queue.Full:
+            return False
+        return True
+
+    def stop(self) -> None:
+        """Cancel what is being read, drop everything queued, silence the sink."""
+        with self._lock:
+            self._generation += 1
+            self._cancel.set()
+            while True:
+                try:
+                    item = self._requests.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:  # keep a pending shutdown
+                    self._requests.put_nowait(None)
+                    break
+        self._sink.flush()
+
+    def pending(self) -> int:
+        return self._requests.qsize()
+
+    def shutdown(self, timeout: float = 1.0) -> None:
+        self.stop()
+        with contextlib.suppress(queue.Full):
+            self._requests.put(None, timeout=timeout)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    # -- worker thread ------------------------------------------------------------------------
+    def _set_state(self, state: WorkerState) -> None:
+        if state is not self.state:
+            self.state = state
+            self._on_state(state)
+
+    def _run(self) -> None:
+        try:
+            pipeline = self._load_pipeline()
+        except TrayReaderError as e:
+            self.error = str(e)
+            self._set_state(WorkerState.ERROR)
+            self._on_error(self.error)
+            return
+        self.ready_seconds = time.monotonic() - self._started
+        self.ready.set()
+        self._set_state(WorkerState.IDLE)
+        while True:
+            request = self._requests.get()
+            if request is None:
+                return
+            with self._lock:
+                generation = self._generation
+                self._cancel.clear()
+            self._speak(pipeline, request, generation)
+            if self._requests.empty():
+                self._set_state(WorkerState.IDLE)
+
+    def _speak(self, pipeline: SpeechPipeline, request: ReadRequest, generation: int) -> None:
+        self.last_request = request
+        self.first_chunk_at = None
+        self._set_state(WorkerState.SPEAKING)
+        try:
+            for chunk in pipeline.stream(request.text, self._voice, self._cancel):
+                if self._generation != generation:
+                    return
+                if self.first_chunk_at is None:
+                    self.first_chunk_at = time.monotonic()
+                self._sink.play(chunk)
+            if self._generation == generation:
+                self._sink.finish()
+        except TrayReaderError as e:
+            self._on_error(str(e))
