@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tray_reader import model_files
-from tray_reader.errors import TextInputError, VoiceError
+from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.g2p import EnglishPhonemizer
@@ -18,11 +17,10 @@ DEFAULT_VOICE = "af_heart"
 
 
 def voice_pack(name: str) -> np.ndarray:
-    try:
-        return model_files.stock_pack(name)
-    except KeyError:
-        names = ", ".join(v.name for v in model_files.stock_voices())
-        raise VoiceError(f"Unknown voice {name!r}. Available: {names}") from None
+    """The pack of a stock or enrolled/mixed voice (VoiceError names the choices)."""
+    from tray_reader.voices.library import VoiceLibrary
+
+    return VoiceLibrary().pack(name)
 
 
 def show_text(text: str) -> Iterator[str]:
@@ -32,7 +30,9 @@ def show_text(text: str) -> Iterator[str]:
 
 
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
-    pack = voice_pack(voice or DEFAULT_VOICE)
+    from tray_reader.voices.library import VoiceLibrary
+
+    pack = voice_pack(voice or VoiceLibrary().default_voice() or DEFAULT_VOICE)
     synth = Synthesizer(TextFrontEnd(EnglishPhonemizer()), KokoroEngine.load(threads))
     pieces = [c.samples for c in synth.stream(text, fixed_voice(pack, speed or 1.0))]
     if not pieces:
