@@ -1,0 +1,56 @@
+"""An offline recogniser understands what the engine says; no network is used."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile
+
+from tests.asr import recognise, word_recall
+from tray_reader import model_files
+from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+
+SENTENCES = [
+    "The weather today is cold and windy with some rain in the afternoon.",
+    "Please open the window and turn on the light in the kitchen.",
+    "My brother bought three books and a new computer last week.",
+]
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_recogniser_understands_most_words(sentence, engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    audio = np.concatenate(
+        [c.samples for c in synth.stream(sentence, fixed_voice(model_files.stock_pack("af_heart")))]
+    )
+    heard = recognise(audio, 24_000)
+    recall = word_recall(sentence, heard)
+    print(f"said: {sentence!r}\nheard: {heard!r}\nrecall {recall:.2f}")
+    assert recall >= 0.6
+
+
+def test_say_works_without_network(tmp_path):
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to prove no network is used")
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.fail(f"cannot create a network namespace here: {probe.stderr.decode()}")
+    out = tmp_path / "offline.wav"
+    exe = os.path.join(os.path.dirname(sys.executable), "tray-reader")
+    result = subprocess.run(
+        ["unshare", "-n", exe, "say", "--out", str(out), "No network is needed to read this."],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "0"},
+    )
+    assert result.returncode == 0, result.stderr
+    audio, rate = soundfile.read(out, dtype="float32")
+    assert rate == 24_000 and audio.size / rate > 1.0
+    assert np.sqrt(np.mean(audio**2)) > 0.01
