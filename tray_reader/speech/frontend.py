@@ -1,28 +1,118 @@
-"""Text front end: raw text in, chunks of phonemes (with their sentence and pause) out."""
+"""Text front end: raw text in, chunks of phonemes (with their sentence and pause) out.
+
+raw text ─► sentences (lazy, split.py) ─► normalize (normalize.py) ─► pieces sized by a
+ramp (short first, then longer) ─► user lexicon (lexicon.py) ─► G2P ─► TextChunk
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from tray_reader import model_files
+from tray_reader.speech.engine import MAX_PHONEME_IDS
+from tray_reader.speech.lexicon import Lexicon
+from tray_reader.speech.normalize import normalize
+from tray_reader.speech.split import Boundary, boundary_after, cut_point, sentences
 from tray_reader.speech.types import TextChunk
 
 Phonemizer = Callable[[str], str]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+MAX_CHUNK_IDS = 250
+"""Default bound on a chunk's phoneme ids, well under the model's MAX_PHONEME_IDS: the
+session's memory grows with the longest input it has seen (peak RSS target 500 MB)."""
+
+FIRST_CHUNK_CHARS = 32
+"""The first chunk of a request is at most this long (about five words) so audio starts early."""
+
+CHUNK_GROWTH = 2
+"""Each following chunk may be this many times longer than the one before, up to
+MAX_CHUNK_IDS: at a real-time factor under 1/2 the next chunk is ready before the
+previous one has finished playing."""
+
+IDS_PER_CHAR = 1.15
+"""Phoneme ids per character of normalised English text (measured on misaki output:
+1.05–1.2); used to size pieces before they are phonemised, then checked exactly."""
+
+MIN_PIECE_FRACTION = 0.25
+"""A piece cut for length is at least this fraction of its budget, unless no boundary fits."""
+
+PAUSES = {
+    Boundary.WORD: 0.0,
+    Boundary.PHRASE: 0.03,
+    Boundary.CLAUSE: 0.12,
+    Boundary.STRONG_CLAUSE: 0.22,
+    Boundary.SENTENCE: 0.35,
+    Boundary.PARAGRAPH: 0.7,
+}
+"""Seconds of silence after a chunk, by what ends it. The model already ends each chunk
+with a short natural tail, so these are additions to it."""
 
 
 class TextFrontEnd:
     """Normalises text, splits it into sentences and chunks, and phonemises each chunk."""
 
-    def __init__(self, phonemize: Phonemizer) -> None:
+    def __init__(
+        self, phonemize: Phonemizer, lexicon: Lexicon | None = None, max_chunk_ids: int = MAX_CHUNK_IDS
+    ) -> None:
         self._phonemize = phonemize
+        self._lexicon = lexicon or Lexicon.empty()
         self._vocab = model_files.vocab()
+        self.max_chunk_ids = min(max_chunk_ids, MAX_PHONEME_IDS)
 
     def ids(self, phonemes: str) -> list[int]:
         return [self._vocab[c] for c in phonemes if c in self._vocab]
 
-    def chunks(self, text: str) -> Iterator[TextChunk]:
-        for i, sentence in enumerate(s for s in _SENTENCE_END.split(text.strip()) if s):
-            yield TextChunk(sentence, self._phonemize(sentence), i, 0.3)
+    def chunks(self, text: str, skipped: list[str] | None = None) -> Iterator[TextChunk]:
+        """Chunks of `text` in reading order, produced lazily.
+
+        Runs the voice cannot read (other scripts, overlong 'words') are left out and
+        appended to `skipped` as they are met."""
+        max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
+        budget = float(FIRST_CHUNK_CHARS)
+        sentence_index = 0
+        for raw in sentences(text):
+            words = normalize(raw.text, skipped).split()
+            if not any(any(c.isalnum() for c in w) for w in words):
+                continue
+            while words:
+                cut, phonemes = self._fit(words, int(budget), skipped)
+                if cut == len(words):
+                    boundary = Boundary.PARAGRAPH if raw.ends_paragraph else Boundary.SENTENCE
+                else:
+                    boundary = boundary_after(words[cut - 1], words[cut])
+                yield TextChunk(" ".join(words[:cut]), phonemes, sentence_index, PAUSES[boundary])
+                words = words[cut:]
+                budget = min(budget * CHUNK_GROWTH, max_chars)
+            sentence_index += 1
+
+    def _fit(self, words: list[str], max_chars: int, skipped: list[str] | None) -> tuple[int, str]:
+        """How many of `words` make the next chunk, and its phonemes (within the id bound)."""
+        while True:
+            if len(" ".join(words)) <= max_chars:
+                cut = len(words)
+            else:
+                cut = cut_point(words, max_chars, int(max_chars * MIN_PIECE_FRACTION))
+            piece = " ".join(words[:cut])
+            phonemes = self._phonemize(self._lexicon.apply(piece))
+            n = len(self.ids(phonemes))
+            if n <= self.max_chunk_ids:
+                return cut, phonemes
+            if cut == 1:
+                return cut, self._truncate(phonemes, piece, skipped)
+            # The estimate was off (many digits or spelled letters): shrink to what fits.
+            max_chars = min(len(piece) - 1, int(len(piece) * self.max_chunk_ids / n * 0.9))
+
+    def _truncate(self, phonemes: str, word: str, skipped: list[str] | None) -> str:
+        """One word whose phonemes alone exceed the model's input (only a user lexicon
+        entry can do this): keep what fits, and say so."""
+        if len(self.ids(phonemes)) <= MAX_PHONEME_IDS:
+            return phonemes
+        kept, count = [], 0
+        for c in phonemes:
+            count += c in self._vocab
+            if count > MAX_PHONEME_IDS:
+                break
+            kept.append(c)
+        if skipped is not None:
+            skipped.append(f"the end of {word[:20]!r} (too long to pronounce)")
+        return "".join(kept)

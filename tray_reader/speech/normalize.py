@@ -206,7 +206,7 @@ def drop_overlong_words(text: str, skipped: list[str] | None = None) -> str:
             skipped.append(f"{m.group()[:20]}… ({len(m.group())}-character word)")
         return " "
 
-    return re.sub(r"\S{%d,}" % (MAX_WORD_CHARS + 1), drop, text)
+    return re.sub(rf"\S{{{MAX_WORD_CHARS + 1},}}", drop, text)
 
 
 # --- Addresses ------------------------------------------------------------------------------

@@ -1,0 +1,223 @@
+"""Splitting: raw text into paragraphs and sentences (lazily), normalised text into pieces.
+
+Sentences are found in the raw text, before normalisation, so a 1 MB selection is never
+normalised as a whole: the first sentence is read out while the rest is still untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+MAX_SENTENCE_CHARS = 1000
+"""A 'sentence' longer than this (no punctuation for pages) is cut at a space, so that
+normalisation and phonemisation work on bounded pieces."""
+
+
+class Boundary(Enum):
+    """What ends a piece of text; decides the pause after it."""
+
+    WORD = 0  # cut between two words only because the piece was too long
+    PHRASE = 1  # before a conjunction or preposition, no punctuation
+    CLAUSE = 2  # comma
+    STRONG_CLAUSE = 3  # semicolon, colon, dash
+    SENTENCE = 4  # . ! ?
+    PARAGRAPH = 5  # blank line
+
+
+@dataclass(frozen=True)
+class RawSentence:
+    text: str
+    """The sentence as written (not yet normalised)."""
+    ends_paragraph: bool
+    """True for the last sentence of a paragraph."""
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
+_SENTENCE_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*\s+")
+_NO_BREAK_AFTER = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "mt",
+        "vs",
+        "e.g",
+        "i.e",
+        "cf",
+        "no",
+        "fig",
+        "approx",
+        "incl",
+        "sr",
+        "jr",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "capt",
+        "rev",
+    ]
+)
+"""Abbreviations whose dot rarely ends a sentence ('Dr. Smith', 'e.g. this')."""
+
+
+def paragraphs(text: str) -> Iterator[str]:
+    """Paragraphs separated by blank lines, found lazily; empty ones are skipped."""
+    start = 0
+    for m in _PARAGRAPH_BREAK.finditer(text):
+        if text[start : m.start()].strip():
+            yield text[start : m.start()]
+        start = m.end()
+    if text[start:].strip():
+        yield text[start:]
+
+
+def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
+    word = re.search(r"(\S+?)[.\u2026]*$", text[: m.start() + 1])
+    before = word.group(1).lower().lstrip("(\"'") if word else ""
+    if before in _NO_BREAK_AFTER:
+        return False
+    if len(before) == 1 and before.isalpha() and m.group().startswith("."):
+        return False  # an initial: "J. R. R. Tolkien"
+    # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
+    return not text[m.end() : m.end() + 1].islower()
+
+
+def _bounded(sentence: str) -> Iterator[str]:
+    while len(sentence) > MAX_SENTENCE_CHARS:
+        window = sentence[:MAX_SENTENCE_CHARS]
+        cut = max(window.rfind(", "), window.rfind("; "))
+        if cut < MAX_SENTENCE_CHARS // 2:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = MAX_SENTENCE_CHARS - 1
+        yield sentence[: cut + 1]
+        sentence = sentence[cut + 1 :]
+    yield sentence
+
+
+def _paragraph_sentences(paragraph: str) -> Iterator[str]:
+    start = 0
+    for m in _SENTENCE_END.finditer(paragraph):
+        if _is_sentence_end(paragraph, m):
+            yield from _bounded(paragraph[start : m.end()])
+            start = m.end()
+    yield from _bounded(paragraph[start:])
+
+
+def sentences(text: str) -> Iterator[RawSentence]:
+    """Raw sentences in order, each knowing whether it closes its paragraph."""
+    for paragraph in paragraphs(text):
+        pending: str | None = None
+        for sentence in _paragraph_sentences(paragraph):
+            if not sentence.strip():
+                continue
+            if pending is not None:
+                yield RawSentence(pending, False)
+            pending = sentence
+        if pending is not None:
+            yield RawSentence(pending, True)
+
+
+# --- Pieces of a normalised sentence -------------------------------------------------------
+
+_PHRASE_STARTERS = frozenset(
+    [
+        "and",
+        "but",
+        "or",
+        "nor",
+        "so",
+        "yet",
+        "because",
+        "although",
+        "though",
+        "while",
+        "whereas",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "that",
+        "when",
+        "where",
+        "if",
+        "unless",
+        "until",
+        "since",
+        "after",
+        "before",
+        "as",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "of",
+        "from",
+        "by",
+        "about",
+        "into",
+        "over",
+        "under",
+        "between",
+        "through",
+        "during",
+        "without",
+    ]
+)
+
+
+def boundary_after(word: str, next_word: str | None) -> Boundary:
+    """How strong a cut after `word` (with its punctuation) would be."""
+    if next_word is None:
+        return Boundary.SENTENCE
+    tail = word.rstrip("\"')\u201d")
+    if tail.endswith((".", "!", "?", "\u2026")):
+        return Boundary.SENTENCE
+    if tail.endswith((";", ":", "\u2014")):
+        return Boundary.STRONG_CLAUSE
+    if tail.endswith(","):
+        return Boundary.CLAUSE
+    if next_word.lower().strip("\"'(") in _PHRASE_STARTERS:
+        return Boundary.PHRASE
+    return Boundary.WORD
+
+
+def cut_point(words: list[str], max_chars: int, min_chars: int) -> int:
+    """Index after which to cut `words` so the first part is at most `max_chars` long.
+
+    The strongest boundary wins; among equals, the latest. Parts shorter than `min_chars`
+    are avoided unless nothing else fits. Returns at least 1 (never cuts inside a word).
+    """
+    best = (Boundary.WORD.value - 1, 0)
+    length = -1
+    for i, word in enumerate(words[:-1]):
+        length += len(word) + 1
+        if length > max_chars:
+            break
+        strength = boundary_after(word, words[i + 1]).value if length >= min_chars else -1
+        best = max(best, (strength, i + 1))
+    return max(1, best[1])
+
+
+def split_to_length(text: str, max_chars: int, min_chars: int = 0) -> list[tuple[str, Boundary]]:
+    """Cut normalised text into pieces of at most `max_chars` (a single longer word stays
+    whole), each with the boundary that ends it (the last one gets SENTENCE)."""
+    words = text.split()
+    pieces: list[tuple[str, Boundary]] = []
+    while words:
+        if len(" ".join(words)) <= max_chars:
+            pieces.append((" ".join(words), Boundary.SENTENCE))
+            break
+        cut = cut_point(words, max_chars, min_chars)
+        pieces.append((" ".join(words[:cut]), boundary_after(words[cut - 1], words[cut])))
+        words = words[cut:]
+    return pieces
