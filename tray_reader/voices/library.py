@@ -254,6 +254,10 @@ class VoiceLibrary:
             raise VoiceError(f"A voice named {name!r} already exists; remove or rename it first.")
         return name
 
+    def check_new_name(self, name: str) -> str:
+        """`name` if a new user voice may take it, else VoiceError saying why."""
+        return self._free_name(name)
+
     def save(self, info: VoiceInfo, pack: np.ndarray, overwrite: bool = False) -> VoiceInfo:
         """Store a user voice (pack first, then the metadata that makes it visible)."""
         name = self._free_name(info.name, overwrite)

@@ -1,0 +1,372 @@
+"""Enrolment: find the voice pack, inside Kokoro's style space, that sounds most like a recording.
+
+Steps (each candidate is rendered and scored by the speaker encoder against the recording):
+1. the nearest stock voice by the shipped stock profiles;
+2. a top-k softmax blend of the nearest stock packs (the initial blend);
+3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
+   128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
+4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
+5. while the time budget lasts: random blends around the best one (Dirichlet weights over the
+   top voices). The best-scoring candidate is kept; see bench/bench_enroll.py for what each
+   step does to an independent measure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tray_reader import model_files
+from tray_reader.errors import EnrollmentError
+from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+from tray_reader.voices.measure import pitch_stats
+from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
+from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
+from tray_reader.voices.stock_profiles import StockProfiles
+
+if TYPE_CHECKING:
+    from tray_reader.speech.engine import KokoroEngine
+
+Progress = Callable[[float, str], None]
+"""Called with (fraction done 0..1, what is happening)."""
+
+
+@dataclass(frozen=True)
+class EnrollSettings:
+    """How hard enrolment works."""
+
+    budget_seconds: float = 60.0
+    """Wall-clock time for the whole search; the best candidate so far is kept when it ends."""
+    top_k: int = 5
+    """How many nearest stock voices the initial blend mixes (3..8)."""
+    temperature: float = 0.02
+    """Softmax temperature over encoder similarities for the blend weights."""
+    search_k: int = 8
+    """How many nearest stock voices the random search draws from."""
+    match_pitch: bool = True
+    """Try the prosody half blended from voices of similar pitch."""
+    match_rate: bool = True
+    """Match the speaking rate (needs the words of the recording)."""
+    random_search: bool = True
+    """Spend the rest of the budget on random blends around the best one."""
+    exclude: tuple[str, ...] = ()
+    """Stock voices left out of the search space (for tests and the bench)."""
+    seed: int = 0
+    """Seed of the random search, so a run can be repeated."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A voice pack tried during enrolment."""
+
+    label: str
+    """How it was made."""
+    timbre: dict[str, float]
+    """Stock voice -> weight of the first half (decoder style)."""
+    prosody: dict[str, float]
+    """Stock voice -> weight of the second half (prosody predictor style)."""
+    speed: float = 1.0
+    """Kokoro speed to speak it at."""
+
+
+@dataclass(frozen=True)
+class EnrollResult:
+    """The voice found and how close it got."""
+
+    pack: np.ndarray
+    """The voice pack, float32 [510, 1, 256]."""
+    best: Candidate
+    """The recipe of `pack`."""
+    similarity: float
+    """Encoder cosine similarity of the voice's speech to the recording."""
+    initial_similarity: float
+    """The same for the initial top-k blend."""
+    nearest_stock: str
+    """The stock voice the encoder finds nearest."""
+    nearest_similarity: float
+    """Its similarity, measured the same way."""
+    renders: int
+    """Model runs used."""
+    seconds: float
+    """Time taken."""
+    stopped_early: bool = False
+    """The search was cancelled before its budget ended."""
+    tried: tuple[tuple[str, float], ...] = field(default=())
+    """(label, similarity) of every candidate, in order."""
+
+    def summary(self) -> str:
+        return (
+            f"similarity to your recording {self.similarity:.2f}; "
+            f"nearest stock voice {self.nearest_stock} {self.nearest_similarity:.2f}"
+        )
+
+
+def blend(weights: dict[str, float]) -> np.ndarray:
+    pack = np.zeros(model_files.PACK_SHAPE, np.float32)
+    for name, w in weights.items():
+        pack += np.float32(w) * model_files.stock_pack(name)
+    return pack
+
+
+def build_pack(c: Candidate) -> np.ndarray:
+    pack = blend(c.timbre)
+    pack[..., 128:] = blend(c.prosody)[..., 128:]
+    return pack
+
+
+def softmax_weights(names: Sequence[str], sims: np.ndarray, temperature: float) -> dict[str, float]:
+    z = np.exp((sims - sims.max()) / temperature)
+    z /= z.sum()
+    return {n: float(w) for n, w in zip(names, z, strict=True)}
+
+
+def speech_seconds(x16k: np.ndarray) -> float:
+    return float(speech_mask(x16k, 16_000)[0].sum() * FRAME_SECONDS)
+
+
+@dataclass
+class _Search:
+    renderer: VoiceRenderer
+    embedder: SpeakerEmbedder
+    target: np.ndarray
+    texts: Sequence[str]
+    tried: list[tuple[str, float]] = field(default_factory=list)
+
+    def score(self, c: Candidate) -> tuple[float, np.ndarray]:
+        audio = self.renderer.render16k(build_pack(c), c.speed, self.texts)
+        s = cosine(self.embedder.embed(audio), self.target)
+        self.tried.append((c.label, s))
+        return s, audio
+
+
+def match(
+    recording: Recording,
+    renderer: VoiceRenderer,
+    embedder: SpeakerEmbedder,
+    profiles: StockProfiles,
+    text: str | None = None,
+    settings: EnrollSettings | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> EnrollResult:
+    """Find the pack that sounds most like `recording` (see the module docstring)."""
+    settings = settings or EnrollSettings()
+    progress = progress or (lambda _f, _m: None)
+    cancel = cancel or threading.Event()
+    t0 = time.monotonic()
+    renders0 = renderer.renders
+    deadline = t0 + settings.budget_seconds
+    profiles = profiles.without(set(settings.exclude))
+    if len(profiles.names) == 0:
+        raise EnrollmentError("No stock voices are left to enrol from.")
+    target = embedder.embed(recording.speech16k)
+    sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
+    order = np.argsort(-sims)
+    names = [profiles.names[i] for i in order]
+    nearest = names[0]
+    texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
+    search = _Search(renderer, embedder, target, texts)
+
+    def step(fraction: float, message: str) -> None:
+        progress(min(1.0, fraction), message)
+
+    def elapsed_fraction() -> float:
+        return (time.monotonic() - t0) / max(settings.budget_seconds, 1e-6)
+
+    step(0.0, f"nearest stock voice: {nearest}")
+    single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
+    nearest_sim, nearest_audio = search.score(single)
+    best, best_sim, best_audio = single, nearest_sim, nearest_audio
+    if cancel.is_set():
+        raise EnrollmentError("Enrolment was cancelled.")
+
+    k = max(1, min(settings.top_k, len(names)))
+    top = names[:k]
+    w = softmax_weights(top, sims[order[:k]], settings.temperature)
+    initial = Candidate(f"top-{k} blend", w, w)
+    step(elapsed_fraction(), "trying a blend of the nearest stock voices")
+    initial_sim, audio = search.score(initial)
+    if initial_sim > best_sim:
+        best, best_sim, best_audio = initial, initial_sim, audio
+
+    stopped = False
+
+    def out_of_time() -> bool:
+        nonlocal stopped
+        if cancel.is_set():
+            stopped = True
+            return True
+        return time.monotonic() >= deadline
+
+    if settings.match_pitch and not out_of_time():
+        f0, _spread = pitch_stats(recording.speech16k)
+        if f0 > 0:
+            dist = np.abs(np.log2(np.maximum(profiles.f0, 1.0) / f0))
+            near = np.argsort(dist)[:3]
+            pw = np.exp(-((dist[near] / 0.1) ** 2) / 2) + 1e-9
+            prosody = {profiles.names[i]: float(x) for i, x in zip(near, pw / pw.sum(), strict=True)}
+            c = Candidate(f"{best.label}, prosody half from pitch-matched voices", best.timbre, prosody)
+            step(elapsed_fraction(), f"matching pitch ({f0:.0f} Hz)")
+            s, audio = search.score(c)
+            if s > best_sim:
+                best, best_sim, best_audio = c, s, audio
+
+    if settings.match_rate and text and not out_of_time():
+        rec_speech = speech_seconds(recording.speech16k)
+        ren_speech = speech_seconds(best_audio) * best.speed
+        if rec_speech > 0 and ren_speech > 0:
+            speed = float(np.clip(ren_speech / rec_speech, 0.75, 1.35))
+            if abs(speed - 1.0) >= 0.03:
+                c = Candidate(f"{best.label}, speed {speed:.2f}", best.timbre, best.prosody, speed)
+                step(elapsed_fraction(), f"matching speaking rate (speed {speed:.2f})")
+                s, audio = search.score(c)
+                # The rate is measured, not guessed: keep it unless the encoder clearly objects.
+                if s > best_sim - 0.01:
+                    best, best_sim, best_audio = c, s, audio
+
+    if settings.random_search:
+        rng = np.random.default_rng(settings.seed)
+        pool = names[: max(1, min(settings.search_k, len(names)))]
+        i = 0
+        while not out_of_time():
+            i += 1
+            centre = np.array([best.timbre.get(n, 0.0) for n in pool]) + 0.02
+            tw = rng.dirichlet(centre / centre.sum() * 30)
+            timbre = {n: float(x) for n, x in zip(pool, tw, strict=True) if x > 1e-3}
+            tsum = sum(timbre.values())
+            timbre = {n: x / tsum for n, x in timbre.items()}
+            c = Candidate(f"random blend {i}", timbre, best.prosody, best.speed)
+            step(elapsed_fraction(), f"searching blends ({i}), best similarity {best_sim:.2f}")
+            s, audio = search.score(c)
+            if s > best_sim:
+                best, best_sim, best_audio = c, s, audio
+    else:
+        stopped = cancel.is_set()
+    step(1.0, f"done: similarity {best_sim:.2f}")
+    return EnrollResult(
+        pack=build_pack(best),
+        best=best,
+        similarity=best_sim,
+        initial_similarity=initial_sim,
+        nearest_stock=nearest,
+        nearest_similarity=nearest_sim,
+        renders=renderer.renders - renders0,
+        seconds=time.monotonic() - t0,
+        stopped_early=stopped,
+        tried=tuple(search.tried),
+    )
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Enroller:
+    """Holds what enrolment needs loaded (engine, encoder, stock profiles); reusable."""
+
+    def __init__(self, renderer: VoiceRenderer, embedder: SpeakerEmbedder, profiles: StockProfiles) -> None:
+        self.renderer = renderer
+        self.embedder = embedder
+        self.profiles = profiles
+
+    @classmethod
+    def load(cls, engine: KokoroEngine | None = None, threads: int | None = None) -> Enroller:
+        """Load the models; pass the daemon's engine to share its session."""
+        from tray_reader.speech.engine import KokoroEngine
+        from tray_reader.speech.frontend import TextFrontEnd
+        from tray_reader.speech.g2p import EnglishPhonemizer
+        from tray_reader.voices import stock_profiles
+
+        engine = engine or KokoroEngine.load(threads)
+        renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
+        return cls(renderer, SpeakerEmbedder.load(), stock_profiles.load())
+
+    def enroll(
+        self,
+        library: VoiceLibrary,
+        name: str,
+        recording: Recording,
+        *,
+        consent: bool,
+        source_sha256: str = "",
+        text: str | None = None,
+        settings: EnrollSettings | None = None,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> tuple[VoiceInfo, EnrollResult]:
+        """Match `recording` and store the voice as `name` in `library`."""
+        if not consent:
+            raise EnrollmentError(
+                "Enrolment needs your confirmation that the voice is your own or used with permission."
+            )
+        library.check_new_name(name)
+        settings = settings or EnrollSettings()
+        result = match(
+            recording, self.renderer, self.embedder, self.profiles, text, settings, progress, cancel
+        )
+        info = VoiceInfo(
+            name=name,
+            kind="enrolled",
+            method=result.best.label,
+            source_sha256=source_sha256,
+            source_seconds=round(recording.source_seconds, 2),
+            checks=recording.warnings,
+            scores={
+                "similarity": round(result.similarity, 4),
+                "initial_similarity": round(result.initial_similarity, 4),
+                "nearest_stock": result.nearest_stock,
+                "nearest_similarity": round(result.nearest_similarity, 4),
+                "speech_seconds": round(recording.speech_seconds, 2),
+                "snr_db": round(min(recording.snr_db, 99.0), 1),
+            },
+            settings={
+                "speed": round(result.best.speed, 3),
+                "timbre": {k: round(v, 4) for k, v in result.best.timbre.items()},
+                "prosody": {k: round(v, 4) for k, v in result.best.prosody.items()},
+                "budget_seconds": settings.budget_seconds,
+                "top_k": settings.top_k,
+                "text": text or "",
+            },
+            consent=True,
+        )
+        return library.save(info, result.pack), result
+
+    def enroll_file(
+        self,
+        library: VoiceLibrary,
+        name: str,
+        path: Path,
+        *,
+        consent: bool,
+        text: str | None = None,
+        settings: EnrollSettings | None = None,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> tuple[VoiceInfo, EnrollResult]:
+        """`enroll` from an audio file (WAV, FLAC, OGG, MP3 where libsndfile reads it)."""
+        library.check_new_name(name)
+        samples, rate = load_audio(path)
+        recording = prepare(samples, rate)
+        return self.enroll(
+            library,
+            name,
+            recording,
+            consent=consent,
+            source_sha256=file_sha256(Path(path)),
+            text=text,
+            settings=settings,
+            progress=progress,
+            cancel=cancel,
+        )

@@ -1,0 +1,184 @@
+"""Recording preprocessing for enrolment: decode, mono, resample, trim, normalise, check.
+
+`load_audio` decodes a file (anything libsndfile reads: WAV, FLAC, OGG, MP3 on recent
+libsndfile). `prepare` turns samples into a `Recording`: speech only (a simple energy VAD
+drops silence and shortens long pauses), loudness-normalised, at 16 kHz (embedder) and
+24 kHz (Kokoro's rate), with the checks' warnings. Bad input raises EnrollmentError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soxr
+
+from tray_reader.errors import EnrollmentError
+
+EMBED_RATE = 16_000
+KOKORO_RATE = 24_000
+MIN_SPEECH_SECONDS = 5.0
+MAX_SPEECH_SECONDS = 30.0
+LONG_INPUT_SECONDS = 60.0
+FRAME_SECONDS = 0.02
+TARGET_RMS_DB = -20.0
+KEEP_PAUSE_SECONDS = 0.25
+CLIP_LEVEL = 0.99
+CLIP_WARN = 0.001
+CLIP_REJECT = 0.02
+LOW_SNR_DB = 15.0
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recording ready for enrolment."""
+
+    speech16k: np.ndarray
+    """Trimmed, normalised speech, float32 mono at 16 kHz."""
+    speech24k: np.ndarray
+    """The same speech at 24 kHz (resampled from the 16 kHz copy, so band-limited to 8 kHz)."""
+    source_seconds: float
+    """Length of the input before trimming."""
+    speech_seconds: float
+    """Length of the speech kept."""
+    snr_db: float
+    """Estimated speech-to-noise ratio."""
+    clipped: float
+    """Fraction of input samples at full scale."""
+    warnings: tuple[str, ...]
+    """Problems worth telling the user that did not stop enrolment."""
+
+
+def load_audio(path: Path) -> tuple[np.ndarray, int]:
+    """Decode an audio file to float32 mono samples and their rate."""
+    import soundfile
+
+    path = Path(path)
+    if not path.is_file():
+        raise EnrollmentError(f"{path}: no such file.")
+    try:
+        data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    except (soundfile.LibsndfileError, RuntimeError, ValueError) as e:
+        raise EnrollmentError(
+            f"{path} is not an audio file tray-reader can read ({e}). Use WAV, FLAC or OGG."
+        ) from None
+    if data.size == 0:
+        raise EnrollmentError(f"{path} holds no audio.")
+    return data.mean(axis=1).astype(np.float32), int(rate)
+
+
+def _frame_db(x: np.ndarray, frame: int) -> np.ndarray:
+    n = len(x) // frame
+    frames = x[: n * frame].reshape(n, frame).astype(np.float64)
+    return 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+
+
+def speech_mask(x: np.ndarray, rate: int) -> tuple[np.ndarray, float, float]:
+    """Per-frame speech flags (energy VAD with hangover), noise floor dB, speech level dB."""
+    frame = int(FRAME_SECONDS * rate)
+    db = _frame_db(x, frame)
+    if len(db) == 0:
+        return np.zeros(0, bool), -120.0, -120.0
+    floor = float(np.percentile(db, 10))
+    peak = float(np.percentile(db, 98))
+    threshold = max(floor + 12.0, peak - 40.0, -65.0)
+    raw = db > threshold
+    # Hangover: keep 100 ms around each speech frame so word edges are not cut.
+    k = max(1, int(0.1 / FRAME_SECONDS))
+    mask = np.convolve(raw.astype(float), np.ones(2 * k + 1), mode="same") > 0
+    speech_db = float(10 * np.log10(np.mean(10 ** (db[raw] / 10)))) if raw.any() else floor
+    return mask, floor, speech_db
+
+
+def _trim(x: np.ndarray, rate: int, mask: np.ndarray) -> np.ndarray:
+    """Speech frames, with each pause between them shortened to KEEP_PAUSE_SECONDS."""
+    frame = int(FRAME_SECONDS * rate)
+    keep_pause = int(KEEP_PAUSE_SECONDS / FRAME_SECONDS)
+    keep = mask.copy()
+    run = 0
+    for i, m in enumerate(mask):
+        run = 0 if m else run + 1
+        if not m and run <= keep_pause and i > 0 and mask[:i].any():
+            keep[i] = True
+    idx = np.flatnonzero(keep)
+    if len(idx) == 0:
+        return np.zeros(0, np.float32)
+    return np.concatenate([x[i * frame : (i + 1) * frame] for i in idx]).astype(np.float32)
+
+
+def _loudest_window(x: np.ndarray, rate: int, seconds: float) -> np.ndarray:
+    n = int(seconds * rate)
+    if len(x) <= n:
+        return x
+    step = rate
+    best, best_db = 0, -np.inf
+    for start in range(0, len(x) - n + 1, step):
+        db = np.median(_frame_db(x[start : start + n], int(FRAME_SECONDS * rate)))
+        if db > best_db:
+            best, best_db = start, db
+    return x[best : best + n]
+
+
+def prepare(samples: np.ndarray, rate: int) -> Recording:
+    """Check and clean a recording; raise EnrollmentError with what to do if it is unusable."""
+    x = np.asarray(samples, dtype=np.float32)
+    if x.ndim == 2:
+        x = x.mean(axis=1)
+    if rate < 8000:
+        raise EnrollmentError(
+            f"The recording's sample rate ({rate} Hz) is too low; record at 16 kHz or more."
+        )
+    source_seconds = len(x) / rate
+    if not np.all(np.isfinite(x)):
+        raise EnrollmentError("The recording holds invalid samples (NaN or infinity).")
+    peak = float(np.max(np.abs(x))) if len(x) else 0.0
+    if peak < 1e-4:
+        raise EnrollmentError(
+            "The recording is silent. Check that the right microphone is selected and unmuted."
+        )
+    warnings: list[str] = []
+    clipped = float(np.mean(np.abs(x) >= CLIP_LEVEL))
+    if clipped > CLIP_REJECT:
+        raise EnrollmentError(
+            f"The recording is heavily clipped ({clipped:.1%} of samples at full scale). "
+            "Lower the microphone gain or move back from it, and record again."
+        )
+    if clipped > CLIP_WARN:
+        warnings.append(f"some clipping ({clipped:.2%} of samples at full scale)")
+    x16 = soxr.resample(x, rate, EMBED_RATE, quality="HQ").astype(np.float32) if rate != EMBED_RATE else x
+    mask, floor_db, speech_db = speech_mask(x16, EMBED_RATE)
+    speech_seconds = float(mask.sum() * FRAME_SECONDS)
+    if speech_seconds < MIN_SPEECH_SECONDS:
+        if mask.mean() < 0.2 and source_seconds >= MIN_SPEECH_SECONDS:
+            raise EnrollmentError(
+                f"The recording is mostly silence (only {speech_seconds:.1f} s of speech in "
+                f"{source_seconds:.1f} s). Speak closer to the microphone, for 10 to 15 seconds."
+            )
+        raise EnrollmentError(
+            f"The recording is too short: {speech_seconds:.1f} s of speech after trimming silence; "
+            f"at least {MIN_SPEECH_SECONDS:.0f} s are needed (10 to 15 s is best)."
+        )
+    snr_db = speech_db - floor_db
+    if snr_db < LOW_SNR_DB:
+        warnings.append(f"background noise is high (speech only {snr_db:.0f} dB above it)")
+    speech = _trim(x16, EMBED_RATE, mask)
+    if len(speech) / EMBED_RATE > MAX_SPEECH_SECONDS:
+        if source_seconds > LONG_INPUT_SECONDS:
+            warnings.append(f"long recording: the clearest {MAX_SPEECH_SECONDS:.0f} s were used")
+        speech = _loudest_window(speech, EMBED_RATE, MAX_SPEECH_SECONDS)
+    rms_db = 10 * np.log10(np.mean(speech.astype(np.float64) ** 2) + 1e-12)
+    speech = speech * np.float32(10 ** ((TARGET_RMS_DB - rms_db) / 20))
+    top = float(np.max(np.abs(speech)))
+    if top > 0.95:
+        speech = speech * np.float32(0.95 / top)
+    speech24 = soxr.resample(speech, EMBED_RATE, KOKORO_RATE, quality="HQ").astype(np.float32)
+    return Recording(
+        speech16k=speech.astype(np.float32),
+        speech24k=speech24,
+        source_seconds=source_seconds,
+        speech_seconds=len(speech) / EMBED_RATE,
+        snr_db=float(snr_db),
+        clipped=clipped,
+        warnings=tuple(warnings),
+    )
