@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -23,20 +24,41 @@ def voice_pack(name: str) -> np.ndarray:
     return VoiceLibrary().pack(name)
 
 
+def _nothing_readable(skipped: list[str]) -> TextInputError:
+    return TextInputError("There is nothing readable in the text given." + _skipped_note(skipped))
+
+
+def _skipped_note(skipped: list[str]) -> str:
+    return f" Skipped: {'; '.join(skipped)}" if skipped else ""
+
+
+def _report_skipped(skipped: list[str]) -> None:
+    if skipped:
+        print(f"skipped: {'; '.join(skipped)}", file=sys.stderr)
+
+
 def show_text(text: str) -> Iterator[str]:
     frontend = TextFrontEnd(EnglishPhonemizer())
-    for chunk in frontend.chunks(text):
+    skipped: list[str] = []
+    count = 0
+    for chunk in frontend.chunks(text, skipped):
+        count += 1
         yield chunk.text
+    if not count:
+        raise _nothing_readable(skipped)
+    _report_skipped(skipped)
 
 
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
     from tray_reader.voices.library import VoiceLibrary
 
     pack = voice_pack(voice or VoiceLibrary().default_voice() or DEFAULT_VOICE)
-    synth = Synthesizer(TextFrontEnd(EnglishPhonemizer()), KokoroEngine.load(threads))
+    frontend = TextFrontEnd(EnglishPhonemizer())
+    synth = Synthesizer(frontend, KokoroEngine.load(threads))
     pieces = [c.samples for c in synth.stream(text, fixed_voice(pack, speed or 1.0))]
     if not pieces:
-        raise TextInputError("There is nothing readable in the text given.")
+        raise _nothing_readable(frontend.last_skipped)
+    _report_skipped(frontend.last_skipped)
     audio = np.concatenate(pieces)
     if out:
         import soundfile

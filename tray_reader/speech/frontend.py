@@ -58,6 +58,8 @@ class TextFrontEnd:
         self._lexicon = lexicon or Lexicon.empty()
         self._vocab = model_files.vocab()
         self.max_chunk_ids = min(max_chunk_ids, MAX_PHONEME_IDS)
+        self.last_skipped: list[str] = []
+        """What the latest `chunks` call left out (not thread-safe: for one-shot callers)."""
 
     def ids(self, phonemes: str) -> list[int]:
         return [self._vocab[c] for c in phonemes if c in self._vocab]
@@ -66,7 +68,10 @@ class TextFrontEnd:
         """Chunks of `text` in reading order, produced lazily.
 
         Runs the voice cannot read (other scripts, overlong 'words') are left out and
-        appended to `skipped` as they are met."""
+        appended to `skipped` as they are met (and to `last_skipped`, for callers that
+        cannot pass a list through, such as the synthesizer)."""
+        skipped = skipped if skipped is not None else []
+        self.last_skipped = skipped
         max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
         budget = float(FIRST_CHUNK_CHARS)
         sentence_index = 0
