@@ -52,6 +52,19 @@ def cmd_voices(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_autostart(args: argparse.Namespace) -> int:
+    from tray_reader import autostart
+
+    if args.action == "on":
+        print(f"autostart on: {autostart.enable()}")
+    elif args.action == "off":
+        print(f"autostart off: removed {autostart.disable()}")
+    else:
+        state = "on" if autostart.is_enabled() else "off"
+        print(f"autostart {state}: {autostart.current_entry().path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tray-reader", description="Reads selected text aloud, offline.")
     p.add_argument("--version", action="version", version=f"tray-reader {__version__}")
@@ -68,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     voices = sub.add_parser("voices", help="list the voices")
     voices.set_defaults(func=cmd_voices)
+
+    auto = sub.add_parser("autostart", help="start tray-reader at login: on, off, or show the status")
+    auto.add_argument("action", choices=["on", "off", "status"], nargs="?", default="status")
+    auto.set_defaults(func=cmd_autostart)
     return p
 
 

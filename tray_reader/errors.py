@@ -10,7 +10,8 @@ Every error carries a message a user can act on. The tree::
     │   └── EnrollmentError   a recording cannot be enrolled (too short, silent, not audio)
     ├── AudioDeviceError      no audio server / device, or the device vanished
     ├── ControlError          the control socket cannot be reached or refused a message
-    └── SelectionError        no selected text could be read
+    ├── SelectionError        no selected text could be read
+    └── AutostartError        the login entry cannot be written or removed
 """
 
 from __future__ import annotations
@@ -50,3 +51,7 @@ class ControlError(TrayReaderError):
 
 class SelectionError(TrayReaderError):
     """No selected text could be read."""
+
+
+class AutostartError(TrayReaderError):
+    """The per-user login entry (autostart) cannot be written or removed."""
