@@ -1,0 +1,110 @@
+"""The audio of one request, kept per sentence so playback can jump between sentences.
+
+Audio is kept at the model's rate (24 kHz) as it arrives; a cursor says what plays next.
+Sentences far behind the cursor are forgotten to bound memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class _Sentence:
+    index: int
+    pieces: list[np.ndarray] = field(default_factory=list)
+    frames: int = 0
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of samples taken from one sentence."""
+
+    samples: np.ndarray
+    position: int
+    """Position of its sentence in the timeline (0 = first sentence of the request)."""
+    offset: int
+    """Frames into the sentence where `samples` starts."""
+
+
+class Timeline:
+    """Sentence-indexed audio of one request with a play cursor."""
+
+    def __init__(self) -> None:
+        self._sentences: list[_Sentence] = []
+        self.position = 0
+        """Cursor: which sentence plays next (may be one past the last, waiting for it)."""
+        self.offset = 0
+        """Cursor: frames of that sentence already taken."""
+        self.finished = False
+        """No more audio will be appended."""
+        self._forgotten = 0
+
+    @property
+    def oldest(self) -> int:
+        """Position of the oldest sentence whose audio is kept."""
+        return self._forgotten
+
+    def __len__(self) -> int:
+        return len(self._sentences)
+
+    def sentence_id(self, position: int) -> int:
+        return self._sentences[position].index
+
+    def append(self, sentence: int, samples: np.ndarray) -> None:
+        if not self._sentences or self._sentences[-1].index != sentence:
+            self._sentences.append(_Sentence(sentence))
+        if len(samples):
+            last = self._sentences[-1]
+            last.pieces.append(np.asarray(samples, dtype=np.float32))
+            last.frames += len(samples)
+
+    def ahead(self) -> int:
+        """Frames after the cursor."""
+        later = sum(s.frames for s in self._sentences[self.position + 1 :])
+        if self.position < len(self._sentences):
+            later += self._sentences[self.position].frames - self.offset
+        return later
+
+    def at_end(self) -> bool:
+        return self.finished and self.ahead() == 0
+
+    def take(self, max_frames: int) -> Piece | None:
+        """Up to `max_frames` samples at the cursor, never across a sentence boundary."""
+        while self.position < len(self._sentences):
+            current = self._sentences[self.position]
+            if self.offset < current.frames:
+                break
+            if self.position + 1 == len(self._sentences):
+                return None  # more of this sentence may still come
+            self.position += 1
+            self.offset = 0
+        else:
+            return None
+        start = self.offset
+        skip = start
+        for piece in current.pieces:
+            if skip < len(piece):
+                out = piece[skip : skip + max_frames]
+                self.offset += len(out)
+                return Piece(out, self.position, start)
+            skip -= len(piece)
+        return None
+
+    def seek(self, position: int) -> int:
+        """Move the cursor to the start of a sentence (clamped to what is kept); return it."""
+        position = max(self._forgotten, min(position, len(self._sentences)))
+        self.position, self.offset = position, 0
+        return position
+
+    def forget_before(self, position: int) -> None:
+        """Drop the audio of sentences before `position` (they can no longer be replayed)."""
+        for s in self._sentences[self._forgotten : position]:
+            s.pieces.clear()
+        self._forgotten = max(self._forgotten, position)
+
+    def frames_before(self, position: int) -> int:
+        """Frames kept in the sentences from the oldest kept one up to `position`."""
+        return sum(s.frames for s in self._sentences[self._forgotten : position])
