@@ -448,7 +448,7 @@ def _iso_date(m: re.Match[str]) -> str:
     return f"the {numwords.ordinal(int(day))} of {_MONTH_NAMES[int(month) - 1]}" + _year_tail(m, year)
 
 
-_DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°\s?([CF]\b)?")
+_DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°(?:\s?([CF])\b)?")
 _PERCENT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?%")
 _TEMPERATURE_SCALES = {"C": "Celsius", "F": "Fahrenheit"}
 

@@ -1,0 +1,222 @@
+"""Text normalisation, one table per rule family. No model needed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tray_reader.speech import normalize as nz
+from tray_reader.speech import numwords
+
+ISSUE_EXAMPLE = (
+    "Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm.",
+    "Doctor Smith paid three dollars and fifty cents on the third of May, twenty twenty-four, "
+    "at nine thirty p m.",
+)
+
+NUMBER_WORDS = [
+    (numwords.cardinal, 0, "zero"),
+    (numwords.cardinal, 13, "thirteen"),
+    (numwords.cardinal, 40, "forty"),
+    (numwords.cardinal, 99, "ninety-nine"),
+    (numwords.cardinal, 105, "one hundred five"),
+    (numwords.cardinal, 1_000_001, "one million one"),
+    (numwords.cardinal, 2_500_000_000, "two billion five hundred million"),
+    (numwords.cardinal, -7, "minus seven"),
+    (
+        numwords.cardinal,
+        10**16,
+        "one zero zero zero zero zero zero zero zero zero zero zero zero zero zero zero zero",
+    ),
+    (numwords.ordinal, 1, "first"),
+    (numwords.ordinal, 12, "twelfth"),
+    (numwords.ordinal, 20, "twentieth"),
+    (numwords.ordinal, 23, "twenty-third"),
+    (numwords.ordinal, 100, "one hundredth"),
+    (numwords.year, 1984, "nineteen eighty-four"),
+    (numwords.year, 1905, "nineteen oh five"),
+    (numwords.year, 1900, "nineteen hundred"),
+    (numwords.year, 2000, "two thousand"),
+    (numwords.year, 2009, "two thousand nine"),
+    (numwords.year, 2010, "twenty ten"),
+    (numwords.year, 2024, "twenty twenty-four"),
+    (numwords.year, 999, "nine hundred ninety-nine"),
+]
+
+
+@pytest.mark.parametrize(("fn", "n", "words"), NUMBER_WORDS)
+def test_number_words(fn, n, words):
+    assert fn(n) == words
+
+
+CASES = {
+    "issue example": [ISSUE_EXAMPLE],
+    "ordinals": [
+        ("1st", "first"),
+        ("21st", "twenty-first"),
+        ("the 2nd and 3rd", "the second and third"),
+        ("112th", "one hundred twelfth"),
+    ],
+    "decimals and plain numbers": [
+        ("3.14", "three point one four"),
+        ("0.5 and .5", "zero point five and point five"),
+        ("1,000,000 people", "one million people"),
+        ("agent 007", "agent zero zero seven"),
+        ("-4 and 42", "minus four and forty-two"),
+        ("v1.2.3", "v one point two point three"),
+        ("COVID-19", "COVID nineteen"),
+    ],
+    "currency": [
+        ("$3.50", "three dollars and fifty cents"),
+        ("$1", "one dollar"),
+        ("$0.01", "one cent"),
+        ("£5", "five pounds"),
+        ("€1.01", "one euro and one cent"),
+        ("$3.5 million", "three point five million dollars"),
+        ("$1,200", "one thousand two hundred dollars"),
+    ],
+    "percentages": [("50%", "fifty percent"), ("3.5 %", "three point five percent")],
+    "temperatures": [
+        ("-5 °C", "minus five degrees Celsius"),
+        ("20°F", "twenty degrees Fahrenheit"),
+        ("a 90° turn", "a ninety degrees turn"),
+        ("1°", "one degree"),
+    ],
+    "units": [
+        ("10 km", "ten kilometers"),
+        ("1 km", "one kilometer"),
+        ("5kg", "five kilograms"),
+        ("60 km/h", "sixty kilometers per hour"),
+        ("2.5 GB", "two point five gigabytes"),
+    ],
+    "years and decades": [
+        ("in 1984", "in nineteen eighty-four"),
+        ("the 1990s", "the nineteen nineties"),
+        ("the '80s", "the eighties"),
+        ("in 2005", "in two thousand five"),
+    ],
+    "dates": [
+        ("3 May 2024", "the third of May, twenty twenty-four"),
+        ("May 3, 2024", "May third, twenty twenty-four"),
+        ("on 1st January", "on the first of January"),
+        ("Sept. 11", "September eleventh"),
+        ("2024-05-03", "the third of May, twenty twenty-four"),
+        ("3/5/2024", "three slash five slash twenty twenty-four"),
+        ("May I go", "May I go"),
+    ],
+    "times": [
+        ("9:30 pm", "nine thirty p m"),
+        ("9:05", "nine oh five"),
+        ("10:00", "ten o'clock"),
+        ("14:00", "fourteen hundred"),
+        ("at 9 a.m. today", "at nine a m today"),
+        ("It ends at 5pm. Then", "It ends at five p m. Then"),
+    ],
+    "phone numbers": [
+        ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
+        ("(555) 123-4567", "five five five, one two three, four five six seven"),
+        ("555-1234", "five five five, one two three four"),
+    ],
+    "ranges and fractions": [
+        ("pages 5-10", "pages five to ten"),
+        ("1990\u20132000", "nineteen ninety to two thousand"),
+        ("1/2 cup", "one half cup"),
+        ("3/4", "three quarters"),
+        ("2/3", "two thirds"),
+    ],
+    "addresses": [
+        ("https://example.com/docs", "example dot com slash docs"),
+        ("see www.python.org/library?x=1.", "see python dot org slash library."),
+        ("jane.doe@example.org", "jane dot doe at example dot org"),
+        (
+            "mail bob_smith+news@mail.example.co.uk",
+            "mail bob underscore smith plus news at mail dot example dot co dot uk",
+        ),
+    ],
+    "abbreviations": [
+        ("e.g. this", "for example this"),
+        ("i.e. that", "that is that"),
+        ("apples, pears, etc. Then more.", "apples, pears, et cetera. Then more."),
+        ("apples etc. and pears", "apples et cetera and pears"),
+        ("cats vs. dogs", "cats versus dogs"),
+        ("St. Mary's St.", "Saint Mary's Street."),
+        ("Mr. and Mrs. Jones", "Mister and Missus Jones"),
+        ("No. 5", "number five"),
+    ],
+    "symbols": [
+        ("Tom & Jerry", "Tom and Jerry"),
+        ("me @ home", "me at home"),
+        ("x = 5", "x equals five"),
+        ("and/or he/she", "and or he or she"),
+        ("#1 fan", "number one fan"),
+        ("wait \u2014 what", "wait, what"),
+        ("a*b~c", "a b c"),
+    ],
+    "markup": [
+        ("**bold** <b>html</b>", "bold html"),
+        ("*em* and _em_ and `code`", "em and em and code"),
+        ("[the docs](https://example.com/x)", "the docs"),
+        ("<p>One</p><p>Two</p>", "One Two"),
+        ("<script>var x = 1;</script>Text", "Text"),
+        ("# Title\n- item one\n- item two", "Title. item one. item two."),
+        ("Fish &amp; chips", "Fish and chips"),
+    ],
+    "unicode": [
+        ("caf\u00e9 na\u00efve Zo\u00eb", "cafe naive Zoe"),
+        ("Stra\u00dfe", "Strasse"),
+        ("\u201cquoted\u201d it\u2019s", '"quoted" it\'s'),
+        ("zero\u200bwidth\u00adsoft", "zerowidthsoft"),
+        ("\uff21\uff22\uff23", "ABC"),
+        ("I love it \U0001f600\U0001f44d\U0001f3fd!", "I love it!"),
+        ("Hello\x00\x07 world\x1b[0m", "Hello world"),
+        ("tab\tand\r\nnewline", "tab and newline"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "spoken"),
+    [
+        pytest.param(raw, spoken, id=f"{family}: {raw[:30]}")
+        for family, rows in CASES.items()
+        for raw, spoken in rows
+    ],
+)
+def test_normalize(raw, spoken):
+    assert nz.normalize(raw) == spoken
+
+
+@pytest.mark.parametrize(
+    ("raw", "spoken", "skipped"),
+    [
+        ("Привет мир, hello", "hello", ["Привет мир"]),
+        ("say 中文 now", "say now", ["中文"]),
+        ("and العربية.", "and.", ["العربية"]),
+        ("x" * 60, "", ["xxxxxxxxxxxxxxxxxxxx… (60-character word)"]),
+        ("Ελληνικά words", "words", ["Ελληνικά"]),
+    ],
+)
+def test_unreadable_text_is_skipped_and_reported(raw, spoken, skipped):
+    report: list[str] = []
+    assert nz.normalize(raw, report) == spoken
+    assert report == skipped
+
+
+def test_binary_junk_gives_only_readable_words():
+    rng = random.Random(7)
+    junk = bytes(rng.randrange(256) for _ in range(20_000)).decode("utf-8", errors="replace")
+    out = nz.normalize(junk + " The end.", [])
+    assert out.endswith("The end.")
+    assert out.isascii()
+    assert all(len(w) <= nz.MAX_WORD_CHARS for w in out.split())
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "\n\n\t", "\x00\x01\x02", "\U0001f600", "***", "<b></b>"])
+def test_nothing_readable_normalises_to_nothing(raw):
+    assert not any(c.isalnum() for c in nz.normalize(raw))
+
+
+def test_no_digits_survive():
+    text = "1 22 333 4444 55555 1.2.3.4.5.6 12:61 99:99 $ 3 % 0x1F 1e10 ½"
+    assert not any(c.isdigit() for c in nz.normalize(text))
