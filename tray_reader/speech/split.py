@@ -214,10 +214,10 @@ def split_to_length(text: str, max_chars: int, min_chars: int = 0) -> list[tuple
     words = text.split()
     pieces: list[tuple[str, Boundary]] = []
     while words:
-        if len(" ".join(words)) <= max_chars:
-            pieces.append((" ".join(words), Boundary.SENTENCE))
-            break
-        cut = cut_point(words, max_chars, min_chars)
-        pieces.append((" ".join(words[:cut]), boundary_after(words[cut - 1], words[cut])))
+        cut = len(words) if len(" ".join(words)) <= max_chars else cut_point(words, max_chars, min_chars)
+        last = cut == len(words)
+        pieces.append(
+            (" ".join(words[:cut]), Boundary.SENTENCE if last else boundary_after(*words[cut - 1 : cut + 1]))
+        )
         words = words[cut:]
     return pieces

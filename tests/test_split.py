@@ -1,0 +1,122 @@
+"""Paragraph and sentence splitting, and cutting normalised text into pieces. No model needed."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tray_reader.speech import split
+from tray_reader.speech.split import Boundary, RawSentence
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("One. Two! Three? Four", ["One.", "Two!", "Three?", "Four"]),
+        ("Dr. Smith met Mr. Jones.", ["Dr. Smith met Mr. Jones."]),
+        ("Use e.g. this one. Next.", ["Use e.g. this one.", "Next."]),
+        ("J. R. R. Tolkien wrote it. Yes.", ["J. R. R. Tolkien wrote it.", "Yes."]),
+        ("It costs 3.50 now. Ok.", ["It costs 3.50 now.", "Ok."]),
+        ("See example.com today. Ok.", ["See example.com today.", "Ok."]),
+        ('He said "Stop." Then left.', ['He said "Stop."', "Then left."]),
+        ("At 9 a.m. tomorrow we go.", ["At 9 a.m. tomorrow we go."]),
+        ("Wait... What?", ["Wait...", "What?"]),
+    ],
+)
+def test_sentences(text, expected):
+    assert [s.text.strip() for s in split.sentences(text)] == expected
+
+
+def test_paragraphs_mark_their_last_sentence():
+    text = "One. Two.\n\n  \n Three.\nStill three.\n\n\n"
+    assert [(s.text.strip(), s.ends_paragraph) for s in split.sentences(text)] == [
+        ("One.", False),
+        ("Two.", True),
+        ("Three.", False),
+        ("Still three.", True),
+    ]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n\n", "\t \n \n"])
+def test_no_sentences_in_blank_text(text):
+    assert list(split.sentences(text)) == []
+
+
+def test_overlong_sentence_is_bounded_at_spaces():
+    text = " ".join(["word"] * 2000)
+    parts = [s.text for s in split.sentences(text)]
+    assert all(len(p) <= split.MAX_SENTENCE_CHARS for p in parts)
+    assert "".join(parts) == text
+
+
+def test_splitting_is_lazy_on_a_megabyte():
+    text = "A short sentence here. " + "Lots of words, and more words. " * 35_000
+    assert len(text) > 1_000_000
+    t0 = time.perf_counter()
+    first = list(itertools.islice(split.sentences(text), 2))
+    assert time.perf_counter() - t0 < 0.05
+    assert first == [
+        RawSentence("A short sentence here. ", False),
+        RawSentence("Lots of words, and more words. ", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("word", "next_word", "boundary"),
+    [
+        ("end.", "Next", Boundary.SENTENCE),
+        ("this,", "that", Boundary.CLAUSE),
+        ("this;", "that", Boundary.STRONG_CLAUSE),
+        ("note:", "that", Boundary.STRONG_CLAUSE),
+        ("cats", "and", Boundary.PHRASE),
+        ("sat", "on", Boundary.PHRASE),
+        ("big", "cats", Boundary.WORD),
+        ("last", None, Boundary.SENTENCE),
+    ],
+)
+def test_boundary_after(word, next_word, boundary):
+    assert split.boundary_after(word, next_word) is boundary
+
+
+def test_cut_prefers_clause_over_later_phrase():
+    words = [
+        "New",
+        "paragraph",
+        "here,",
+        "with",
+        "a",
+        "clause",
+        "and",
+        "more",
+        "text",
+        "that",
+        "keeps",
+        "going",
+    ]
+    cut = split.cut_point(words, max_chars=40, min_chars=10)
+    assert words[cut - 1] == "here,"
+
+
+def test_cut_never_splits_a_word_even_if_too_long():
+    assert split.cut_point(["x" * 100, "y"], max_chars=10, min_chars=0) == 1
+
+
+words_st = st.lists(
+    st.text(alphabet="abcdefghij,.;", min_size=1, max_size=25).filter(lambda w: any(c.isalpha() for c in w)),
+    min_size=1,
+    max_size=60,
+)
+
+
+@given(words=words_st, max_chars=st.integers(min_value=5, max_value=120))
+def test_split_to_length_invariants(words, max_chars):
+    pieces = split.split_to_length(" ".join(words), max_chars, max_chars // 4)
+    # nothing lost, nothing reordered, never inside a word
+    assert [w for p, _ in pieces for w in p.split()] == words
+    # every piece fits, except a single word that is longer than the budget on its own
+    assert all(len(p) <= max_chars or len(p.split()) == 1 for p, _ in pieces)
+    assert pieces[-1][1] is Boundary.SENTENCE
