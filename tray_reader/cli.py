@@ -45,11 +45,85 @@ def cmd_say(args: argparse.Namespace) -> int:
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
-    from tray_reader import model_files
+    from tray_reader.voices import commands
+    from tray_reader.voices.library import VoiceLibrary
 
-    for v in model_files.stock_voices():
-        print(f"{v.name:<14} {v.language:<14} {v.gender}")
+    commands.list_voices(VoiceLibrary())
     return 0
+
+
+def cmd_voice(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tray_reader.voices import commands
+    from tray_reader.voices.library import VoiceLibrary
+
+    lib = VoiceLibrary()
+    what = args.voice_command
+    if what in (None, "list"):
+        commands.list_voices(lib)
+    elif what == "add":
+        commands.add(lib, args.name, Path(args.file), args.text, args.yes, args.budget, args.threads)
+    elif what == "record":
+        commands.record_and_add(lib, args.name, args.yes, args.budget, args.seconds, threads=args.threads)
+    elif what == "use":
+        commands.use(lib, args.name)
+    elif what == "rename":
+        commands.rename(lib, args.old, args.new)
+    elif what == "remove":
+        commands.remove(lib, args.name)
+    elif what == "export":
+        commands.export(lib, args.name, Path(args.file))
+    elif what == "import":
+        commands.import_voice(lib, Path(args.file), args.name)
+    elif what == "mix":
+        commands.mix(lib, args.name, args.parts, args.speed or 1.0)
+    return 0
+
+
+def _budget(value: str) -> float:
+    try:
+        budget = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budget must be a number of seconds, got {value!r}") from None
+    if not 0 <= budget <= 3600:
+        raise argparse.ArgumentTypeError(f"budget must be from 0 to 3600 seconds, got {value}")
+    return budget
+
+
+def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
+    voice = sub.add_parser("voice", help="your voices: list add record use rename remove export import mix")
+    voice.set_defaults(func=cmd_voice, voice_command=None)
+    vs = voice.add_subparsers(dest="voice_command")
+    vs.add_parser("list", help="stock and your voices, with enrolment scores (* = default)")
+    add = vs.add_parser("add", help="make a voice that sounds like a recording (WAV, FLAC, OGG)")
+    add.add_argument("name")
+    add.add_argument("file")
+    add.add_argument("--text", help="the words said in the recording (helps match the speaking rate)")
+    rec = vs.add_parser("record", help="record yourself reading a passage, then make a voice from it")
+    rec.add_argument("name")
+    rec.add_argument("--seconds", type=float, default=20.0, help="longest recording (default 20)")
+    for p in (add, rec):
+        p.add_argument("--yes", action="store_true", help="confirm: your voice, or used with permission")
+        p.add_argument("--budget", type=_budget, default=None, help="search time in seconds (default 60)")
+        p.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    use = vs.add_parser("use", help="make NAME the default voice")
+    use.add_argument("name")
+    ren = vs.add_parser("rename", help="rename one of your voices")
+    ren.add_argument("old")
+    ren.add_argument("new")
+    rm = vs.add_parser("remove", help="delete one of your voices")
+    rm.add_argument("name")
+    exp = vs.add_parser("export", help="write a voice to one file (.npz)")
+    exp.add_argument("name")
+    exp.add_argument("file")
+    imp = vs.add_parser("import", help="add a voice from an exported file")
+    imp.add_argument("file")
+    imp.add_argument("--name", default=None, help="store it under another name")
+    mix = vs.add_parser("mix", help="blend voices by hand: mix NAME af_sarah:0.6 bf_emma:0.4")
+    mix.add_argument("name")
+    mix.add_argument("parts", nargs="+", metavar="VOICE:WEIGHT")
+    mix.add_argument("--speed", type=_speed, default=None, help="speaking speed of the mix, 0.5 to 2.0")
 
 
 def cmd_autostart(args: argparse.Namespace) -> int:
@@ -79,8 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
     say.set_defaults(func=cmd_say)
 
-    voices = sub.add_parser("voices", help="list the voices")
+    voices = sub.add_parser("voices", help="list the voices (same as: voice list)")
     voices.set_defaults(func=cmd_voices)
+    _add_voice_commands(sub)
 
     auto = sub.add_parser("autostart", help="start tray-reader at login: on, off, or show the status")
     auto.add_argument("action", choices=["on", "off", "status"], nargs="?", default="status")

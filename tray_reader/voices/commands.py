@@ -1,0 +1,221 @@
+"""What the `tray-reader voice …` commands do, as plain functions (cli.py only parses).
+
+Output goes through `out` (print by default) and progress to `err`, so tests and the tray's
+window can capture them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tray_reader.errors import EnrollmentError, VoiceError
+from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+
+Out = Callable[[str], None]
+
+CONSENT_QUESTION = (
+    "Is this your own voice, or do you have the speaker's permission to make a voice from it? [y/N] "
+)
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def confirm_consent(
+    yes: bool,
+    ask: Callable[[str], str] = input,
+    interactive: Callable[[], bool] = lambda: sys.stdin.isatty(),
+) -> None:
+    """Raise EnrollmentError unless the user confirmed consent (--yes or a 'y' answer)."""
+    if yes:
+        return
+    if not interactive():
+        raise EnrollmentError(
+            "Enrolment needs your confirmation that the voice is your own or used with permission; "
+            "run it in a terminal to answer, or pass --yes to confirm."
+        )
+    if ask(CONSENT_QUESTION).strip().lower() not in ("y", "yes"):
+        raise EnrollmentError("Not confirmed; no voice was made.")
+
+
+def describe(info: VoiceInfo, default: str | None) -> str:
+    mark = "*" if info.name == default else " "
+    if info.kind == "stock":
+        lang = {"a": "English (US)", "b": "English (UK)"}.get(info.name[0], "")
+        gender = {"f": "female", "m": "male"}.get(info.name[1:2], "")
+        return f"{mark} {info.name:<16} stock     {lang} {gender}"
+    detail = info.method
+    if info.kind == "enrolled" and "similarity" in info.scores:
+        s = info.scores
+        detail = (
+            f"similarity {float(s['similarity']):.2f} (nearest stock {s.get('nearest_stock', '?')} "
+            f"{float(s.get('nearest_similarity', 0)):.2f}), {info.created[:10]}"
+        )
+    return f"{mark} {info.name:<16} {info.kind:<9} {detail}"
+
+
+def list_voices(library: VoiceLibrary, out: Out = print, err: Out = _err) -> None:
+    default = library.default_voice()
+    for info in library.list():
+        out(describe(info, default))
+    for problem in library.problems:
+        err(f"warning: {problem}")
+
+
+def use(library: VoiceLibrary, name: str, out: Out = print) -> None:
+    library.use(name)
+    out(f"default voice: {name}")
+
+
+def rename(library: VoiceLibrary, old: str, new: str, out: Out = print) -> None:
+    library.rename(old, new)
+    out(f"renamed {old} to {new}")
+
+
+def remove(library: VoiceLibrary, name: str, out: Out = print) -> None:
+    library.remove(name)
+    out(f"removed {name}")
+
+
+def export(library: VoiceLibrary, name: str, path: Path, out: Out = print) -> None:
+    library.export(name, path)
+    out(f"exported {name} to {path}")
+
+
+def import_voice(library: VoiceLibrary, path: Path, name: str | None, out: Out = print) -> None:
+    info = library.import_file(path, name)
+    out(f"imported {info.name} ({info.kind})")
+
+
+def parse_parts(specs: Sequence[str]) -> list[tuple[str, float]]:
+    """'af_sarah:0.6' items -> [(name, weight)]; VoiceError on a malformed item."""
+    parts = []
+    for spec in specs:
+        name, sep, weight = spec.rpartition(":")
+        if not sep or not name:
+            raise VoiceError(f"Write each voice of a mix as NAME:WEIGHT (e.g. af_sarah:0.6), got {spec!r}.")
+        try:
+            parts.append((name, float(weight)))
+        except ValueError:
+            raise VoiceError(f"The weight in {spec!r} is not a number.") from None
+    return parts
+
+
+def mix(library: VoiceLibrary, name: str, specs: Sequence[str], speed: float, out: Out = print) -> None:
+    info = library.mix(name, parse_parts(specs), speed)
+    out(f"made {name}: {info.method}")
+
+
+def _progress(err: Out) -> Callable[[float, str], None]:
+    def report(fraction: float, message: str) -> None:
+        err(f"[{fraction:4.0%}] {message}")
+
+    return report
+
+
+def _enroll_settings(budget: float | None):  # -> EnrollSettings, imported lazily (loads models)
+    from tray_reader.voices.enroll import EnrollSettings
+
+    if budget is not None and not 0 <= budget <= 3600:
+        raise EnrollmentError(f"--budget must be from 0 to 3600 seconds, got {budget}")
+    return EnrollSettings() if budget is None else EnrollSettings(budget_seconds=budget)
+
+
+def _report(info: VoiceInfo, result, out: Out) -> None:
+    out(f"enrolled {info.name}: {result.summary()}")
+    for w in info.checks:
+        out(f"note: {w}")
+    out(
+        f"made by: {info.method} (speed {info.speed:.2f}); {result.renders} renders in {result.seconds:.0f} s"
+    )
+    out(f"use it with: tray-reader say --voice {info.name} …   or   tray-reader voice use {info.name}")
+
+
+def add(
+    library: VoiceLibrary,
+    name: str,
+    path: Path,
+    text: str | None,
+    yes: bool,
+    budget: float | None,
+    threads: int | None = None,
+    out: Out = print,
+    err: Out = _err,
+) -> None:
+    """Enrol a voice from an audio file."""
+    from tray_reader.voices.enroll import Enroller
+    from tray_reader.voices.preprocess import load_audio, prepare
+
+    library.check_new_name(name)
+    prepare(*load_audio(path))  # check the recording before asking anything or loading models
+    confirm_consent(yes)
+    settings = _enroll_settings(budget)
+    err("loading the voice models…")
+    enroller = Enroller.load(threads=threads)
+    info, result = enroller.enroll_file(
+        library, name, path, consent=True, text=text, settings=settings, progress=_progress(err)
+    )
+    _report(info, result, out)
+
+
+def record_and_add(
+    library: VoiceLibrary,
+    name: str,
+    yes: bool,
+    budget: float | None,
+    seconds: float,
+    source=None,  # AudioSource; the microphone by default
+    wait_for_enter: Callable[[], None] = input,
+    threads: int | None = None,
+    out: Out = print,
+    err: Out = _err,
+) -> None:
+    """Show a passage, record it (Enter stops early), then enrol it."""
+    from tray_reader.voices.enroll import Enroller
+    from tray_reader.voices.preprocess import prepare
+    from tray_reader.voices.record import PASSAGE, MicrophoneSource, meter, record
+
+    library.check_new_name(name)
+    confirm_consent(yes)
+    source = source or MicrophoneSource()
+    out("Read this aloud in your normal voice (press Enter to stop early):\n")
+    out(f"  {PASSAGE}\n")
+    stop = threading.Event()
+
+    def enter() -> None:
+        try:
+            wait_for_enter()
+        except EOFError:
+            return
+        stop.set()
+
+    threading.Thread(target=enter, daemon=True).start()
+
+    def level(t: float, db: float) -> None:
+        sys.stderr.write(f"\r  {t:4.1f} s  [{meter(db)}] {db:5.0f} dB ")
+        sys.stderr.flush()
+
+    samples = record(source, seconds, stop, level)
+    err("")
+    recording = prepare(samples, source.rate)
+    settings = _enroll_settings(budget)
+    err("loading the voice models…")
+    enroller = Enroller.load(threads=threads)
+    # Stopped early, the words said are only a prefix of the passage: do not claim to know them.
+    text = None if stop.is_set() else PASSAGE
+    info, result = enroller.enroll(
+        library,
+        name,
+        recording,
+        consent=True,
+        source_sha256=hashlib.sha256(samples.tobytes()).hexdigest(),
+        text=text,
+        settings=settings,
+        progress=_progress(err),
+    )
+    _report(info, result, out)
