@@ -96,7 +96,9 @@ def _bounded(sentence: str) -> Iterator[str]:
         if cut < MAX_SENTENCE_CHARS // 2:
             cut = window.rfind(" ")
         if cut <= 0:
-            cut = MAX_SENTENCE_CHARS - 1
+            # One enormous 'word': keep it whole so normalisation drops it with one note.
+            space = re.compile(r"\s").search(sentence, MAX_SENTENCE_CHARS)
+            cut = space.start() if space else len(sentence) - 1
         yield sentence[: cut + 1]
         sentence = sentence[cut + 1 :]
     yield sentence

@@ -1,0 +1,185 @@
+"""The text front end end to end (normalise, split, G2P): chunking invariants and bad input."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tray_reader.speech import letter_sounds
+from tray_reader.speech.engine import MAX_PHONEME_IDS
+from tray_reader.speech.frontend import FIRST_CHUNK_CHARS, MAX_CHUNK_IDS, PAUSES, TextFrontEnd
+from tray_reader.speech.split import Boundary
+
+
+@pytest.fixture(scope="module")
+def frontend(phonemizer):
+    return TextFrontEnd(phonemizer)
+
+
+def letters(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
+def check_chunks(frontend: TextFrontEnd, chunks) -> None:
+    for chunk in chunks:
+        assert 0 < len(frontend.ids(chunk.phonemes)) <= frontend.max_chunk_ids, chunk
+    sentences = [c.sentence for c in chunks]
+    assert sentences == sorted(sentences)
+    assert not sentences or sentences[0] == 0
+    assert all(b - a <= 1 for a, b in zip(sentences, sentences[1:], strict=False))
+
+
+def test_issue_example(frontend):
+    chunks = list(frontend.chunks("Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm."))
+    assert " ".join(c.text for c in chunks) == (
+        "Doctor Smith paid three dollars and fifty cents on the third of May, twenty twenty-four, "
+        "at nine thirty p m."
+    )
+    assert len(chunks[0].text) <= FIRST_CHUNK_CHARS
+    assert chunks[-1].pause_after == PAUSES[Boundary.PARAGRAPH]
+    check_chunks(frontend, chunks)
+
+
+def test_pauses_grow_with_the_boundary(frontend):
+    text = (
+        "First, a clause. " + "This sentence goes on with many words, then a comma, " * 6 + "and ends.\n\n"
+        "A second paragraph. Its end."
+    )
+    chunks = list(frontend.chunks(text))
+    by_text = {c.text: c.pause_after for c in chunks}
+    assert by_text["First, a clause."] == PAUSES[Boundary.SENTENCE]
+    assert [c.pause_after for c in chunks if c.text.endswith(",")] != []
+    assert all(p == PAUSES[Boundary.CLAUSE] for t, p in by_text.items() if t.endswith(","))
+    assert by_text["A second paragraph."] == PAUSES[Boundary.SENTENCE]
+    assert by_text["Its end."] == PAUSES[Boundary.PARAGRAPH]
+    assert PAUSES[Boundary.CLAUSE] < PAUSES[Boundary.SENTENCE] < PAUSES[Boundary.PARAGRAPH]
+    assert [c.sentence for c in chunks][-2:] == [2, 3]
+
+
+def test_first_chunk_is_short_and_later_ones_grow(frontend):
+    text = " ".join(["The quick brown fox jumps over the lazy dog"] * 30) + "."
+    chunks = list(frontend.chunks(text))
+    sizes = [len(c.text) for c in chunks]
+    assert sizes[0] <= FIRST_CHUNK_CHARS
+    assert sizes[1] > sizes[0] and max(sizes) > 2 * sizes[1] - 10
+    assert all(len(frontend.ids(c.phonemes)) <= MAX_CHUNK_IDS for c in chunks)
+    check_chunks(frontend, chunks)
+
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14)
+PUNCT = st.sampled_from(["", "", "", "", ",", ".", ";", "!", "?", ":"])
+TOKENS = st.lists(
+    st.tuples(WORD, PUNCT, st.sampled_from([" ", " ", " ", "\n", "\n\n"])), min_size=1, max_size=80
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tokens=TOKENS)
+def test_chunking_invariants(frontend, tokens):
+    text = "".join(w + p + s for w, p, s in tokens)
+    chunks = list(frontend.chunks(text))
+    # nothing lost or reordered, never cut inside a word
+    assert [w for c in chunks for w in letters(c.text)] == [w for w, _, _ in tokens]
+    assert all(c.text == c.text.strip() and "  " not in c.text for c in chunks)
+    check_chunks(frontend, chunks)
+    if chunks and len(tokens[0][0]) < FIRST_CHUNK_CHARS:
+        assert len(chunks[0].text) <= FIRST_CHUNK_CHARS
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(min_size=0, max_size=400))
+def test_any_text_gives_valid_chunks(frontend, text):
+    skipped: list[str] = []
+    chunks = list(frontend.chunks(text, skipped))
+    check_chunks(frontend, chunks)
+    assert all(c.text.isascii() for c in chunks)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " ".join(["ABCDEFG HIJKLMN OPQRSTU"] * 20),  # spelled letter by letter: ~3 ids per char
+        "1234567890 " * 40,  # every digit becomes a word
+        "+1 555 123 4567, " * 30,
+        "x" * 50 + " " + "y" * 50,
+    ],
+)
+def test_dense_text_stays_under_the_id_bounds(frontend, text):
+    chunks = list(frontend.chunks(text))
+    assert chunks
+    check_chunks(frontend, chunks)
+    wide = TextFrontEnd(frontend._phonemize, max_chunk_ids=10_000)
+    assert wide.max_chunk_ids == MAX_PHONEME_IDS
+    assert all(len(wide.ids(c.phonemes)) <= MAX_PHONEME_IDS for c in wide.chunks(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["", " ", "\n\n\t  \n", "\x00\x01\x1b[0m", "\U0001f600\U0001f44d", "*** --- ..."]
+)
+def test_nothing_readable_gives_no_chunks(frontend, text):
+    assert list(frontend.chunks(text)) == []
+
+
+def test_non_latin_script_is_skipped_and_reported(frontend):
+    skipped: list[str] = []
+    chunks = list(frontend.chunks("Привет мир! Hello there. 你好世界。 Bye.", skipped))
+    assert [c.text for c in chunks] == ["Hello there.", "Bye."]
+    assert skipped == ["Привет мир", "你好世界"]
+    assert frontend.last_skipped is skipped
+
+
+def test_a_ten_thousand_character_word_is_dropped_with_a_note(frontend):
+    skipped: list[str] = []
+    chunks = list(frontend.chunks("Before " + "a" * 10_000 + " after.", skipped))
+    assert letters(" ".join(c.text for c in chunks)) == ["before", "after"]
+    assert skipped == ["a" * 20 + "… (10000-character word)"]
+
+
+def test_binary_junk_never_raises(frontend):
+    rng = random.Random(3)
+    junk = bytes(rng.randrange(256) for _ in range(4_000)).decode("utf-8", errors="replace")
+    chunks = list(frontend.chunks(junk + "\n\nThe end."))
+    check_chunks(frontend, chunks)
+    assert chunks[-1].text.endswith("The end.")
+
+
+def test_first_chunk_of_a_megabyte_arrives_fast_and_lazily(frontend):
+    text = ("Paragraph start, with some words. " * 40 + "\n\n") * 760
+    assert len(text) > 1_000_000
+    t0 = time.perf_counter()
+    chunks = frontend.chunks(text)
+    first = next(chunks)
+    elapsed = time.perf_counter() - t0
+    # Phonemising all of it takes minutes; the first chunk must not wait for that.
+    assert elapsed < 1.0, elapsed
+    assert first.text == "Paragraph start,"
+    assert next(chunks).sentence == 0
+
+
+@pytest.mark.parametrize("word", ["blorptangle", "Jerry", "kubernetes", "mp", "Xyzzq", "zorbalax"])
+def test_unknown_words_are_still_spoken(phonemizer, word):
+    phonemes = phonemizer(f"Say {word} now.")
+    said = phonemes.split()
+    assert len(said) == 3 and len(said[1]) >= 2, phonemes
+
+
+@pytest.mark.parametrize(
+    ("word", "phonemes"),
+    [
+        ("tape", "tˈAp"),
+        ("blorptangle", "blˈɔɹptəŋəl"),
+        ("shmoople", "ʃmˈupəl"),
+        ("grok", "ɡɹˈɑk"),
+        ("knish", "nˈɪʃ"),
+        ("cathedral", "kˈæθədɹəl"),
+        ("zorbalax", "zˈɔɹbələks"),
+        ("'-", ""),
+    ],
+)
+def test_letter_sound_rules(word, phonemes):
+    assert letter_sounds.guess(word) == phonemes
