@@ -82,7 +82,8 @@ def speech_mask(x: np.ndarray, rate: int) -> tuple[np.ndarray, float, float]:
         return np.zeros(0, bool), -120.0, -120.0
     floor = float(np.percentile(db, 10))
     peak = float(np.percentile(db, 98))
-    threshold = max(floor + 12.0, peak - 40.0, -65.0)
+    # Above the noise floor by 12 dB, or half-way to the speech peaks when noise is loud.
+    threshold = max(min(floor + 12.0, (floor + peak) / 2), peak - 40.0, -65.0)
     raw = db > threshold
     # Hangover: keep 100 ms around each speech frame so word edges are not cut.
     k = max(1, int(0.1 / FRAME_SECONDS))

@@ -1,0 +1,154 @@
+"""The voice library on disk: names, save/list/pack, corrupt files, export/import, mix, default."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tray_reader import model_files
+from tray_reader.errors import VoiceError
+from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+
+
+@pytest.fixture
+def lib(tmp_path):
+    return VoiceLibrary(tmp_path)
+
+
+def _pack(seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(0, 0.1, model_files.PACK_SHAPE).astype(np.float32)
+
+
+def _user(lib: VoiceLibrary) -> list[str]:
+    return [v.name for v in lib.list() if v.kind != "stock"]
+
+
+@pytest.mark.parametrize(
+    "name", ["", "../evil", "a/b", "a\\b", ".hidden", "x" * 41, "with space", "nul\0", "-dash", "é"]
+)
+def test_bad_names_are_refused(lib, name):
+    with pytest.raises(VoiceError):
+        lib.save(VoiceInfo(name, "enrolled"), _pack())
+    assert not list(lib.base.rglob("*.npy"))
+
+
+def test_stock_names_cannot_be_taken(lib):
+    with pytest.raises(VoiceError, match="stock voice"):
+        lib.save(VoiceInfo("af_sarah", "enrolled"), _pack())
+
+
+def test_save_list_pack_round_trip(lib):
+    pack = _pack(1)
+    lib.save(VoiceInfo("me", "enrolled", scores={"similarity": 0.8}, consent=True), pack)
+    assert _user(lib) == ["me"]
+    assert np.array_equal(lib.pack("me"), pack)
+    info = lib.info("me")
+    assert info.consent and info.scores["similarity"] == 0.8 and info.created
+    assert lib.pack("af_sarah").shape == model_files.PACK_SHAPE
+    with pytest.raises(VoiceError, match="already exists"):
+        lib.save(VoiceInfo("me", "enrolled"), pack)
+
+
+def test_unknown_voice_lists_the_choices(lib):
+    lib.save(VoiceInfo("me", "enrolled"), _pack())
+    with pytest.raises(VoiceError, match="Available: .*af_sarah.*me"):
+        lib.pack("nobody")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: (d / "bad.json").write_text("{not json"),
+        lambda d: (d / "bad.json").write_text(json.dumps({"format": "something-else", "name": "bad"})),
+        lambda d: (d / "bad.npy").write_bytes(b"\x93NUMPY garbage"),
+        lambda d: (d / "bad.npy").unlink(),
+        lambda d: np.save(d / "bad.npy", np.zeros((3, 3), np.float32)),
+        lambda d: np.save(d / "bad.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True),
+        lambda d: np.save(d / "bad.npy", np.ones(model_files.PACK_SHAPE, np.float32)),  # checksum
+    ],
+)
+def test_a_corrupt_voice_is_reported_and_skipped(lib, damage):
+    lib.save(VoiceInfo("good", "enrolled"), _pack(1))
+    lib.save(VoiceInfo("bad", "enrolled"), _pack(2))
+    damage(lib.dir)
+    assert _user(lib) == ["good"]
+    assert len(lib.problems) == 1 and "bad" in lib.problems[0]
+    with pytest.raises(VoiceError):
+        lib.pack("bad")
+
+
+def test_foreign_files_in_the_folder_do_not_break_listing(lib):
+    lib.save(VoiceInfo("good", "enrolled"), _pack(1))
+    (lib.dir / "notes.txt").write_text("hello")
+    (lib.dir / "..json").write_text("{}")
+    assert _user(lib) == ["good"]
+
+
+def test_export_import_round_trip(lib, tmp_path):
+    pack = _pack(3)
+    lib.save(VoiceInfo("me", "enrolled", method="top-5 blend", settings={"speed": 1.1}, consent=True), pack)
+    out = tmp_path / "me.npz"
+    lib.export("me", out)
+    other = VoiceLibrary(tmp_path / "other")
+    info = other.import_file(out)
+    assert info.name == "me" and info.method == "top-5 blend" and info.speed == 1.1 and info.consent
+    assert np.array_equal(other.pack("me"), pack)
+    assert other.import_file(out, name="me2").name == "me2"
+
+
+def test_import_refuses_foreign_and_pickled_files(lib, tmp_path):
+    (tmp_path / "text.npz").write_text("not a zip")
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, pack=_pack(), meta=np.array([{"evil": 1}], dtype=object))
+    for path in (tmp_path / "text.npz", pickled, tmp_path / "missing.npz"):
+        with pytest.raises(VoiceError):
+            lib.import_file(path)
+    assert _user(lib) == []
+
+
+def test_mix_is_the_weighted_blend(lib):
+    info = lib.mix("blend", [("af_sarah", 3.0), ("bf_emma", 1.0)])
+    expected = 0.75 * model_files.stock_pack("af_sarah") + 0.25 * model_files.stock_pack("bf_emma")
+    assert np.allclose(lib.pack("blend"), expected, atol=1e-6)
+    assert info.kind == "mixed"
+    lib.mix("blend2", [("blend", 0.5), ("am_adam", 0.5)])  # user voices mix too
+    assert np.allclose(
+        lib.pack("blend2"), 0.5 * expected + 0.5 * model_files.stock_pack("am_adam"), atol=1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    "parts", [[], [("af_sarah", 0.0)], [("af_sarah", -1.0)], [("af_sarah", float("nan"))]]
+)
+def test_mix_weights_are_validated(lib, parts):
+    with pytest.raises(VoiceError):
+        lib.mix("m", parts)
+
+
+def test_use_rename_remove_keep_the_default_consistent(lib):
+    assert lib.default_voice() is None
+    lib.mix("m", [("af_sarah", 1.0)])
+    lib.use("m")
+    assert lib.default_voice() == "m"
+    lib.rename("m", "n")
+    assert lib.default_voice() == "n" and _user(lib) == ["n"]
+    lib.remove("n")
+    assert lib.default_voice() is None and _user(lib) == []
+    lib.use("bf_emma")
+    assert lib.default_voice() == "bf_emma"
+    with pytest.raises(VoiceError):
+        lib.use("nobody")
+    with pytest.raises(VoiceError):
+        lib.remove("af_sarah")
+
+
+def test_speak_resolves_user_voices(tmp_path, monkeypatch):
+    from tray_reader import speak
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    VoiceLibrary().mix("mine", [("af_sarah", 1.0)])
+    assert np.array_equal(speak.voice_pack("mine"), model_files.stock_pack("af_sarah"))
+    with pytest.raises(VoiceError):
+        speak.voice_pack("../../etc/passwd")

@@ -1,0 +1,118 @@
+"""Recording checks: each bad recording gets its own message; good ones are trimmed and normalised."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile
+
+from tray_reader.errors import EnrollmentError
+from tray_reader.voices.preprocess import load_audio, prepare
+from tray_reader.voices.record import MemorySource, level_db, meter, record
+
+RATE = 22_050
+
+
+def speechlike(seconds: float, rate: int = RATE, seed: int = 0) -> np.ndarray:
+    """Voiced syllables (harmonics of a moving F0) 0.25 s on, 0.08 s off."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * rate)) / rate
+    f0 = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / rate
+    voice = sum(np.sin(h * phase) / h for h in range(1, 12))
+    gate = ((t % 0.33) < 0.25).astype(float)
+    x = 0.2 * voice * gate + 0.001 * rng.normal(size=len(t))
+    return x.astype(np.float32)
+
+
+def write(path, x, rate=RATE, **kw):
+    soundfile.write(str(path), x, rate, **kw)
+    return path
+
+
+def test_a_good_recording_is_trimmed_and_normalised():
+    silence = np.zeros(2 * RATE, np.float32)
+    x = np.concatenate([silence, speechlike(8), silence, speechlike(4, seed=1), silence])
+    rec = prepare(x, RATE)
+    assert 10 <= rec.speech_seconds <= 13.5  # 12 s of speech, pauses shortened
+    assert rec.source_seconds == pytest.approx(18, abs=0.01)
+    rms = 10 * np.log10(np.mean(rec.speech16k.astype(np.float64) ** 2))
+    assert rms == pytest.approx(-20, abs=1.5)
+    assert len(rec.speech24k) == pytest.approx(len(rec.speech16k) * 1.5, rel=0.01)
+    assert rec.warnings == ()
+
+
+@pytest.mark.parametrize("fmt", ["WAV", "FLAC", "OGG"])
+def test_formats_decode(tmp_path, fmt):
+    path = write(tmp_path / f"a.{fmt.lower()}", np.stack([speechlike(6)] * 2, axis=1), format=fmt)
+    x, rate = load_audio(path)
+    assert rate == RATE and x.ndim == 1 and len(x) == pytest.approx(6 * RATE, rel=0.01)
+    assert prepare(x, rate).speech_seconds > 5
+
+
+def test_not_audio(tmp_path):
+    path = tmp_path / "notes.wav"
+    path.write_text("this is not audio")
+    with pytest.raises(EnrollmentError, match="not an audio file"):
+        load_audio(path)
+    with pytest.raises(EnrollmentError, match="no such file"):
+        load_audio(tmp_path / "missing.wav")
+
+
+def test_silent():
+    with pytest.raises(EnrollmentError, match="silent"):
+        prepare(np.zeros(10 * RATE, np.float32), RATE)
+
+
+def test_too_short():
+    x = np.concatenate([np.zeros(RATE // 2, np.float32), speechlike(3), np.zeros(RATE // 2, np.float32)])
+    with pytest.raises(EnrollmentError, match="too short: [23]\\.\\d s of speech"):
+        prepare(x, RATE)
+
+
+def test_mostly_silence():
+    x = np.concatenate([speechlike(3), np.zeros(25 * RATE, np.float32)])
+    with pytest.raises(EnrollmentError, match="mostly silence"):
+        prepare(x, RATE)
+
+
+def test_heavy_clipping_is_rejected_and_mild_clipping_warned():
+    x = speechlike(10)
+    with pytest.raises(EnrollmentError, match="clipped"):
+        prepare(np.clip(x * 20, -1, 1), RATE)
+    mild = x.copy()
+    mild[:: RATE // 100][:500] = 1.0  # 0.23 % of samples at full scale
+    assert any("clipping" in w for w in prepare(mild, RATE).warnings)
+
+
+def test_noise_is_warned():
+    rng = np.random.default_rng(3)
+    x = speechlike(10) + 0.06 * rng.normal(size=10 * RATE).astype(np.float32)
+    assert any("noise" in w for w in prepare(x, RATE).warnings)
+
+
+def test_long_recordings_keep_at_most_30_seconds():
+    rec = prepare(speechlike(70), RATE)
+    assert rec.speech_seconds == pytest.approx(30, abs=0.1)
+    assert any("30 s" in w for w in rec.warnings)
+
+
+def test_record_from_a_memory_source_stops_at_the_limit_or_on_request():
+    import threading
+
+    x = speechlike(5, rate=16_000)
+    levels = []
+    got = record(MemorySource(x, 16_000), max_seconds=2.0, on_level=lambda t, db: levels.append((t, db)))
+    assert len(got) == 32_000 and levels[-1][0] == pytest.approx(2.0)
+    assert max(db for _, db in levels) > -30
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(EnrollmentError, match="Nothing was recorded"):
+        record(MemorySource(x, 16_000), stop=stop)
+    assert len(record(MemorySource(x, 16_000), max_seconds=20)) == len(x)
+
+
+def test_level_meter():
+    assert level_db(np.zeros(100, np.float32)) == -100
+    assert level_db(np.ones(100, np.float32)) == pytest.approx(0, abs=0.01)
+    assert meter(0.0, 10) == "#" * 10 and meter(-100, 10) == "-" * 10
