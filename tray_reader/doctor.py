@@ -1,0 +1,163 @@
+"""`tray-reader doctor`: what a bug report needs, and the fix for each problem found."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from tray_reader import __version__
+
+
+@dataclass(frozen=True)
+class Check:
+    topic: str
+    """What was looked at."""
+    result: str
+    """What was found."""
+    fix: str = ""
+    """What to do about it ('' when all is well)."""
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> Iterator[Check]:
+    yield Check("tray-reader", __version__)
+    yield Check("Python", f"{platform.python_version()} ({sys.executable})")
+    yield Check("system", platform.platform())
+    for dist in ("onnxruntime", "numpy", "soxr", "sounddevice", "misaki", "pystray", "pynput", "PyGObject"):
+        v = _version(dist)
+        fix = f"pip install {dist} (or run ./dev setup)" if v == "not installed" else ""
+        yield Check(dist, v, fix)
+
+
+def audio() -> Iterator[Check]:
+    try:
+        import sounddevice
+    except OSError as e:
+        yield Check("audio", f"PortAudio not found ({e})", "sudo apt install libportaudio2")
+        return
+    try:
+        devices = sounddevice.query_devices()
+        default_out = sounddevice.default.device[1]
+    except Exception as e:  # PortAudio reports host problems as plain exceptions
+        yield Check("audio devices", f"cannot list ({e})", "check that PulseAudio/PipeWire runs: pactl info")
+        return
+    outs = [d for d in devices if d["max_output_channels"] > 0]
+    if not outs:
+        yield Check(
+            "audio devices", "no output device", "start PulseAudio/PipeWire (pactl info) or plug in a device"
+        )
+    for d in outs:
+        mark = " (default)" if d["index"] == default_out else ""
+        yield Check("audio output", f"{d['name']}{mark}, {int(d['default_samplerate'])} Hz")
+
+
+def desktop() -> Iterator[Check]:
+    from tray_reader.selection import session_type
+
+    kind = session_type()
+    yield Check("session", kind, "start tray-reader inside your desktop session" if kind == "none" else "")
+    backend = os.environ.get("PYSTRAY_BACKEND") or ("gtk" if sys.platform.startswith("linux") else "default")
+    fix = ""
+    if backend == "gtk":
+        try:
+            import gi
+
+            gi.require_version("Gtk", "3.0")
+            from gi.repository import Gtk  # noqa: F401
+        except (ImportError, ValueError) as e:
+            fix = f"the tray menu needs PyGObject + GTK 3 ({e}): sudo apt install gir1.2-gtk-3.0; pip install 'PyGObject<3.51'"
+    yield Check("tray backend", f"pystray {backend}", fix)
+    if kind == "wayland":
+        yield Check(
+            "hotkeys",
+            "not available on Wayland",
+            "bind desktop shortcuts to `tray-reader ctl read` / `ctl queue` / `ctl toggle`",
+        )
+        tools = ["wl-paste", "wl-copy"]
+        install = "sudo apt install wl-clipboard"
+    else:
+        yield Check("hotkeys", "pynput (X11)")
+        tools = ["xsel", "xclip"]
+        install = "sudo apt install xsel"
+    found = [t for t in tools if shutil.which(t)]
+    yield Check("clipboard tools", ", ".join(found) or "none", "" if found else install)
+    if kind == "x11" and shutil.which("xdpyinfo"):
+        ok = subprocess.run(["xdpyinfo"], capture_output=True, timeout=5).returncode == 0
+        yield Check("X display", f"{os.environ.get('DISPLAY')} {'reachable' if ok else 'NOT reachable'}",
+                    "" if ok else "check DISPLAY and xhost")  # fmt: skip
+    yield Check("notifications", "gdbus" if shutil.which("gdbus") else "gdbus missing",
+                "" if shutil.which("gdbus") else "sudo apt install libglib2.0-bin")  # fmt: skip
+
+
+def models() -> Iterator[Check]:
+    from tray_reader import model_files
+
+    for what, result in model_files.verify_all():
+        yield Check(what, result, "" if result == "ok" else "see the message; reinstall as it says")
+
+
+def onnx() -> Iterator[Check]:
+    try:
+        import onnxruntime
+    except ImportError as e:
+        yield Check("ONNX Runtime", f"not importable ({e})", "pip install onnxruntime==1.32.0")
+        return
+    yield Check("ONNX Runtime providers", ", ".join(onnxruntime.get_available_providers()))
+
+
+def daemon() -> Iterator[Check]:
+    from tray_reader import config, control
+    from tray_reader.errors import ControlError
+
+    loaded = config.load(create=False)
+    yield Check("settings", str(config.settings_path()))
+    for p in loaded.problems:
+        yield Check("settings problem", p, "edit the file (or delete it to get fresh defaults)")
+    try:
+        reply = control.send(control.socket_path(), "status", timeout=2)
+        yield Check("daemon", f"running: state {reply.get('state')}, voice {reply.get('voice')}")
+    except ControlError as e:
+        yield Check("daemon", str(e))
+
+
+SECTIONS: list[tuple[str, Callable[[], Iterator[Check]]]] = [
+    ("Versions", versions),
+    ("Audio", audio),
+    ("Desktop", desktop),
+    ("Model files", models),
+    ("ONNX Runtime", onnx),
+    ("Daemon", daemon),
+]
+
+
+def report() -> tuple[list[str], int]:
+    """The printed lines and the number of problems found."""
+    lines: list[str] = []
+    problems = 0
+    for title, section in SECTIONS:
+        lines.append(f"== {title}")
+        try:
+            checks = list(section())
+        except Exception as e:  # doctor must report, never crash, whatever it finds
+            checks = [
+                Check(title, f"check failed: {type(e).__name__}: {e}", "please include this in a bug report")
+            ]
+        for c in checks:
+            lines.append(f"  {c.topic}: {c.result}")
+            if c.fix:
+                problems += 1
+                lines.append(f"    fix: {c.fix}")
+    lines.append(f"{problems} problem(s) found." if problems else "No problems found.")
+    return lines, problems

@@ -1,0 +1,196 @@
+"""The tray icon and its menu (pystray; on Linux its GTK backend, the one with a menu).
+
+The menu is built from a `TrayModel` snapshot the app provides; choosing an item calls
+`on_action(name, argument)` on the GTK thread, which must only queue the action.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+ICONS_DIR = Path(__file__).resolve().parent.parent / "icons"
+SPEEDS = (0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75)
+"""Speeds offered in the Speed menu (any 0.5-2.0 value works through settings or ctl)."""
+STATE_COLOURS = {
+    "warming": (150, 150, 150),
+    "idle": (40, 120, 220),
+    "speaking": (40, 170, 80),
+    "paused": (230, 160, 30),
+    "error": (210, 50, 40),
+}
+"""Fallback icon colour per state, used when icons/tray-<state>.png is missing."""
+
+
+@dataclass(frozen=True)
+class TrayModel:
+    """What the tray shows, as of one moment."""
+
+    state: str
+    """The AppState value: warming, idle, speaking, paused, error."""
+    voice: str
+    """Current voice (checked in the Voice menu)."""
+    speed: float
+    """Current speed (checked in the Speed menu)."""
+    voices: tuple[str, ...]
+    """All voices, for the Voice menu."""
+    can_enroll: bool = False
+    """Show 'Enroll voice…' (the voices package provides enrolment)."""
+    tooltip: str = "tray-reader"
+    """Hover text."""
+
+
+OnAction = Callable[[str, str], None]
+"""Called with (action, argument) when a menu item is chosen."""
+
+MENU_ACTIONS = ("read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "quit")
+
+
+class TrayView(Protocol):
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        """Show the icon and block (this is the GUI main loop) until `stop()`."""
+
+    def refresh(self) -> None:
+        """The model changed: redraw the icon and rebuild the menu (any thread)."""
+
+    def stop(self) -> None:
+        """End `run()` (any thread)."""
+
+
+class MemoryTray:
+    """No GUI: keeps the last model it drew; `choose()` plays a menu click."""
+
+    def __init__(self) -> None:
+        self.shown: TrayModel | None = None
+        self._model: Callable[[], TrayModel] | None = None
+        self._on_action: OnAction | None = None
+        self._stop = threading.Event()
+        self.running = threading.Event()
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        self._model, self._on_action = model, on_action
+        self.refresh()
+        self.running.set()
+        on_ready()
+        self._stop.wait()
+        self.running.clear()
+
+    def refresh(self) -> None:
+        if self._model is not None:
+            self.shown = self._model()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def choose(self, action: str, argument: str = "") -> None:
+        assert self._on_action is not None, "tray not running"
+        self._on_action(action, argument)
+
+
+def icon_image(state: str) -> Any:
+    """icons/tray-<state>.png, or a drawn disc in the state's colour."""
+    from PIL import Image, ImageDraw
+
+    path = ICONS_DIR / f"tray-{state}.png"
+    if path.exists():
+        return Image.open(path).convert("RGBA")
+    img = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.ellipse((4, 4, 60, 60), fill=STATE_COLOURS.get(state, (128, 128, 128)) + (255,))
+    if state == "paused":
+        draw.rectangle((22, 18, 28, 46), fill="white")
+        draw.rectangle((36, 18, 42, 46), fill="white")
+    elif state == "speaking":
+        draw.polygon([(24, 16), (24, 48), (48, 32)], fill="white")
+    return img
+
+
+def speed_label(speed: float) -> str:
+    return f"{speed:g}×"
+
+
+class PystrayTray:
+    """The real tray icon."""
+
+    def __init__(self) -> None:
+        self._icon: Any = None
+        self._model: Callable[[], TrayModel] | None = None
+        self._drawn_state = ""
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        if os.name == "posix" and "PYSTRAY_BACKEND" not in os.environ:
+            # The xorg backend has no menu; gtk (PyGObject) has one.
+            os.environ["PYSTRAY_BACKEND"] = "gtk"
+        import pystray
+
+        self._model = model
+        m = model()
+        self._icon = pystray.Icon(
+            "tray-reader", icon_image(m.state), m.tooltip, menu=self._menu(pystray, on_action)
+        )
+        self._drawn_state = m.state
+
+        def setup(icon: Any) -> None:
+            icon.visible = True
+            on_ready()
+
+        self._icon.run(setup)
+
+    def _menu(self, pystray: Any, on_action: OnAction) -> Any:
+        Item, Menu = pystray.MenuItem, pystray.Menu
+        model = self._model
+        assert model is not None
+
+        def act(action: str, arg: str = "") -> Callable[..., None]:
+            return lambda icon, item: on_action(action, arg)
+
+        def voice_items() -> Any:
+            for name in model().voices:
+                yield Item(
+                    name, act("voice", name), checked=lambda item, n=name: model().voice == n, radio=True
+                )
+
+        def speed_items() -> Any:
+            for s in SPEEDS:
+                yield Item(
+                    speed_label(s),
+                    act("speed", str(s)),
+                    checked=lambda item, s=s: abs(model().speed - s) < 1e-6,
+                    radio=True,
+                )
+
+        def items() -> Any:
+            m = model()
+            yield Item("Read selection", act("read"), default=True, enabled=m.state != "warming")
+            yield Item("Resume" if m.state == "paused" else "Pause", act("toggle"))
+            yield Item("Stop", act("stop"))
+            yield Item("Next sentence", act("next"))
+            yield Item("Previous sentence", act("prev"))
+            yield Menu.SEPARATOR
+            yield Item("Voice", Menu(voice_items))
+            yield Item("Speed", Menu(speed_items))
+            if m.can_enroll:
+                yield Item("Enroll voice…", act("enroll"))
+            yield Item("Settings…", act("settings"))
+            yield Menu.SEPARATOR
+            yield Item("Quit", act("quit"))
+
+        return Menu(items)
+
+    def refresh(self) -> None:
+        if self._icon is None or self._model is None:
+            return
+        m = self._model()
+        if m.state != self._drawn_state:
+            self._drawn_state = m.state
+            self._icon.icon = icon_image(m.state)
+        self._icon.title = m.tooltip
+        self._icon.update_menu()
+
+    def stop(self) -> None:
+        if self._icon is not None:
+            self._icon.stop()
