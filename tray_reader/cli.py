@@ -139,6 +139,47 @@ def cmd_autostart(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tray_reader import app
+
+    return app.run_daemon(Path(args.settings) if args.settings else None)
+
+
+def cmd_ctl(args: argparse.Namespace) -> int:
+    import json
+
+    from tray_reader import control
+
+    cmd = args.ctl_command
+    rest = list(args.args)
+    if cmd in ("read", "queue") and rest:
+        rest = [_read_text(rest)]
+    reply = control.send(control.socket_path(), cmd, rest)
+    if not reply.get("ok"):
+        print(f"tray-reader: {reply.get('error', 'refused')}", file=sys.stderr)
+        return 1
+    if cmd == "status":
+        reply.pop("ok", None)
+        print(json.dumps(reply, indent=2))
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    args.ctl_command = "queue" if args.queue else "read"
+    args.args = [_read_text(args.text)] if args.text else []
+    return cmd_ctl(args)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from tray_reader import doctor
+
+    lines, problems = doctor.report()
+    print("\n".join(lines))
+    return 1 if problems else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tray-reader", description="Reads selected text aloud, offline.")
     p.add_argument("--version", action="version", version=f"tray-reader {__version__}")
@@ -160,6 +201,27 @@ def build_parser() -> argparse.ArgumentParser:
     auto = sub.add_parser("autostart", help="start tray-reader at login: on, off, or show the status")
     auto.add_argument("action", choices=["on", "off", "status"], nargs="?", default="status")
     auto.set_defaults(func=cmd_autostart)
+
+    run = sub.add_parser("run", help="start the tray daemon (the default with no command)")
+    run.add_argument(
+        "--settings", metavar="FILE.toml", help="settings file (default: the platform config dir)"
+    )
+    run.set_defaults(func=cmd_run)
+
+    from tray_reader.control import COMMANDS
+
+    ctl = sub.add_parser("ctl", help="control the running daemon: " + "|".join(COMMANDS))
+    ctl.add_argument("ctl_command", choices=list(COMMANDS), metavar="COMMAND", help="|".join(COMMANDS))
+    ctl.add_argument("args", nargs="*", help="voice NAME, speed X, read/queue [TEXT|-]")
+    ctl.set_defaults(func=cmd_ctl)
+
+    read = sub.add_parser("read", help="have the running daemon read TEXT ('-' reads stdin)")
+    read.add_argument("text", nargs="+", help="text to read; '-' reads stdin")
+    read.add_argument("--queue", action="store_true", help="add to the queue instead of interrupting")
+    read.set_defaults(func=cmd_read)
+
+    doctor = sub.add_parser("doctor", help="print versions, devices, model checks and fixes for problems")
+    doctor.set_defaults(func=cmd_doctor)
     return p
 
 
@@ -167,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["say", *(argv or [])])
+        args = parser.parse_args(["run"])
     try:
         return int(args.func(args) or 0)
     except TrayReaderError as e:
