@@ -52,6 +52,14 @@ def cmd_voices(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_devices(args: argparse.Namespace) -> int:
+    from tray_reader.audio.devices import describe_devices
+
+    for line in describe_devices():
+        print(line)
+    return 0
+
+
 def cmd_voice(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -219,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("text", nargs="+", help="text to read; '-' reads stdin")
     read.add_argument("--queue", action="store_true", help="add to the queue instead of interrupting")
     read.set_defaults(func=cmd_read)
+
+    devices = sub.add_parser("devices", help="list the audio output devices (* marks the default)")
+    devices.set_defaults(func=cmd_devices)
 
     doctor = sub.add_parser("doctor", help="print versions, devices, model checks and fixes for problems")
     doctor.set_defaults(func=cmd_doctor)

@@ -47,6 +47,8 @@ class OutputStream(Protocol):
     """Frames per render call."""
     latency: float
     """Output latency the device reported, seconds."""
+    xruns: int
+    """Callbacks the device reported as late (it played a gap: the system was too busy)."""
 
     @property
     def active(self) -> bool:
@@ -59,7 +61,7 @@ class OutputStream(Protocol):
 class AudioOutput(Protocol):
     """Opens output streams and lists devices."""
 
-    def open(self, device: str | None, block_ms: float, render: RenderFn) -> OutputStream:
+    def open(self, device: str | None, block_ms: float, latency_ms: float, render: RenderFn) -> OutputStream:
         """Open and start a mono stream at the device's native rate; AudioDeviceError if not."""
 
     def devices(self) -> list[OutputDevice]:
@@ -116,22 +118,28 @@ class SoundDeviceOutput:
             raise AudioDeviceError(f"{what} output device matches {device!r}. Devices: {names}")
         return matches[0]
 
-    def open(self, device: str | None, block_ms: float, render: RenderFn) -> OutputStream:
+    def open(self, device: str | None, block_ms: float, latency_ms: float, render: RenderFn) -> OutputStream:
         import sounddevice
 
         chosen = self._choose(device)
         blocksize = max(64, int(chosen.rate * block_ms / 1000))
-        stream = _SoundDeviceStream(chosen, blocksize, render, self)
+        stream = None
         try:
+            stream = _SoundDeviceStream(chosen, blocksize, latency_ms / 1000, render, self)
             stream.start()
         except sounddevice.PortAudioError as e:
-            stream.close()
-            raise AudioDeviceError(f"Cannot play on {chosen.name!r}: {e}") from None
+            if stream is not None:
+                stream.close()
+            raise AudioDeviceError(
+                f"Cannot play on {chosen.name!r} ({e}). Is the sound server (PulseAudio or PipeWire) running?"
+            ) from None
         return stream
 
 
 class _SoundDeviceStream:
-    def __init__(self, device: OutputDevice, blocksize: int, render: RenderFn, owner: SoundDeviceOutput):
+    def __init__(
+        self, device: OutputDevice, blocksize: int, latency: float, render: RenderFn, owner: SoundDeviceOutput
+    ) -> None:
         import sounddevice
 
         self.device = device.name
@@ -140,19 +148,22 @@ class _SoundDeviceStream:
         self._render = render
         self._owner = owner
         self._closed = False
+        self.xruns = 0
         self._stream = sounddevice.OutputStream(
             samplerate=device.rate,
             blocksize=blocksize,
             device=device.index,
             channels=1,
             dtype="float32",
-            latency="low",
+            latency=latency,
             callback=self._callback,
         )
         owner._open_streams += 1
         self.latency = float(self._stream.latency)
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:  # noqa: ANN001
+        if status.output_underflow:
+            self.xruns += 1
         delay = time_info.outputBufferDacTime - time_info.currentTime
         # Some host APIs report 0 (or nonsense) for the DAC time; then trust the stream's latency.
         if not 0.0 < delay < 1.0:
@@ -193,7 +204,7 @@ class MemoryOutput:
     def devices(self) -> list[OutputDevice]:
         return [OutputDevice(i, n, self.rate, i == 0) for i, n in enumerate(self.names)]
 
-    def open(self, device: str | None, block_ms: float, render: RenderFn) -> MemoryStream:
+    def open(self, device: str | None, block_ms: float, latency_ms: float, render: RenderFn) -> MemoryStream:
         if self.fail_next_open > 0:
             self.fail_next_open -= 1
             raise AudioDeviceError("memory device refused to open (test)")
@@ -214,6 +225,7 @@ class MemoryStream:
     """A stream that calls render on its own thread and records the output."""
 
     latency = 0.0
+    xruns = 0
 
     def __init__(self, device: str, rate: int, blocksize: int, render: RenderFn, pace: float) -> None:
         self.device = device

@@ -64,6 +64,8 @@ class PlayerStats:
 
     first_sample_latency: float | None
     """Seconds from the last request's first chunk handed over to its first sample at the DAC."""
+    first_sample_at: float | None
+    """`time.monotonic()` when that first sample reached the DAC (for hotkey-to-first-sound)."""
     underruns: int
     """Times the buffer ran dry while audio was expected (synthesis slower than playback)."""
     underrun_seconds: float
@@ -74,6 +76,8 @@ class PlayerStats:
     """Its sample rate."""
     reopened: int
     """Times the device was reopened after it failed."""
+    xruns: int
+    """Gaps the device reported on the current stream (callback late: CPU too busy)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class PlayerConfig:
     """Output device name (or a unique part of it); None for the system default."""
     block_ms: float = 10.0
     """Audio callback period; small keeps latency and stop time low."""
+    latency_ms: float = 40.0
+    """Output latency asked of the device: lower starts sooner, higher survives a busy CPU."""
     buffer_ms: float = 300.0
     """How much resampled audio the ring holds ahead of the device."""
     fade_ms: float = 8.0
@@ -286,11 +292,13 @@ class Player:
         stream = self._stream
         return PlayerStats(
             first_sample_latency=self._first_latency,
+            first_sample_at=self._first_heard if self._first_latency is not None else None,
             underruns=self._underruns,
             underrun_seconds=self._underrun_frames / self._rate if self._rate else 0.0,
             device=stream.device if stream else None,
             rate=self._rate or None,
             reopened=self._reopened,
+            xruns=stream.xruns if stream else 0,
         )
 
     # -- life cycle ----------------------------------------------------------------------------
@@ -348,7 +356,7 @@ class Player:
         return self._req
 
     def _open_device(self, device: str | None) -> None:
-        stream = self._output.open(device, self.config.block_ms, self._render)
+        stream = self._output.open(device, self.config.block_ms, self.config.latency_ms, self._render)
         if stream.rate != self._rate:
             cfg = self.config
             self._rate = stream.rate
