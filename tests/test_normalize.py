@@ -127,6 +127,10 @@ CASES = {
     ],
     "addresses": [
         ("https://example.com/docs", "example dot com slash docs"),
+        (
+            "https://github.com/hexgrad/kokoro/blob/main/pipeline.py",
+            "github dot com slash hexgrad slash kokoro slash blob slash main slash pipeline dot py",
+        ),
         ("see www.python.org/library?x=1.", "see python dot org slash library."),
         ("jane.doe@example.org", "jane dot doe at example dot org"),
         (

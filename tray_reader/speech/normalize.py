@@ -17,7 +17,11 @@ from functools import lru_cache
 from tray_reader.speech import numwords
 
 MAX_WORD_CHARS = 50
-"""Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled."""
+"""Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.
+Checked after addresses are read, since a URL is often longer and reads fine."""
+MAX_TOKEN_CHARS = 1000
+"""No readable token is this long without a space; such runs are dropped before any other
+rule sees them, which also keeps every rule's work per token bounded."""
 
 Replacement = Callable[[re.Match[str]], str]
 
@@ -114,9 +118,9 @@ def clean_unicode(text: str) -> str:
 _HTML_DROP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _HTML_BLOCK = re.compile(r"</?(?:p|div|br|li|ul|ol|tr|h[1-6]|blockquote|section|article)\b[^<>]*>", re.I)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)\s]*\)")
-_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)\s]*\)")
-_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_IMAGE = re.compile(r"!\[([^\]\n]{0,300})\]\([^)\s]*\)")
+_MD_LINK = re.compile(r"\[([^\]\n]{1,300})\]\([^)\s]*\)")
+_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,300}?)(?<=\S)\1")
 _MD_EM = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]+?)(?<=\S)\1(?![\w*])")
 _MD_CODE = re.compile(r"`+([^`\n]*)`+")
 _MD_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+\u2022][ \t]+|\d{1,2}[.)][ \t]+)")
@@ -200,22 +204,24 @@ def drop_unreadable(text: str, skipped: list[str] | None = None) -> str:
     return "".join(out)
 
 
-def drop_overlong_words(text: str, skipped: list[str] | None = None) -> str:
+def drop_overlong_words(text: str, skipped: list[str] | None = None, limit: int = MAX_WORD_CHARS) -> str:
+    """Remove runs of more than `limit` non-space characters, noting each in `skipped`."""
+
     def drop(m: re.Match[str]) -> str:
         if skipped is not None:
             skipped.append(f"{m.group()[:20]}… ({len(m.group())}-character word)")
         return " "
 
-    return re.sub(rf"\S{{{MAX_WORD_CHARS + 1},}}", drop, text)
+    return re.sub(rf"\S{{{limit + 1},}}", drop, text)
 
 
 # --- Addresses ------------------------------------------------------------------------------
 
 _TLDS = "com|org|net|edu|gov|io|dev|app|ai|co|uk|de|fr|eu|info|me|ly|us|ca|au"
-_EMAIL = re.compile(r"\b[A-Za-z0-9][\w.+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")
+_EMAIL = re.compile(r"\b[A-Za-z0-9][\w.+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b")
 _URL = re.compile(
     r"\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+"
-    rf"|\b[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?:{_TLDS})\b(?:/[^\s<>\"']*)?"
+    rf"|\b[A-Za-z0-9-]{{1,63}}(?:\.[A-Za-z0-9-]{{1,63}}){{0,8}}\.(?:{_TLDS})\b(?:/[^\s<>\"']*)?"
 )
 _ADDRESS_SEPARATORS = {".": " dot ", "@": " at ", "/": " slash ", "_": " underscore ", "+": " plus "}
 
@@ -639,11 +645,12 @@ def tidy_spacing(text: str) -> str:
 
 def normalize(text: str, skipped: list[str] | None = None) -> str:
     """Raw text to the words that will be spoken; unreadable runs are appended to `skipped`."""
+    text = drop_overlong_words(text, skipped, MAX_TOKEN_CHARS)
     text = clean_unicode(text)
     text = drop_markup(text)
     text = drop_unreadable(text, skipped)
-    text = drop_overlong_words(text, skipped)
     text = read_addresses(text)
+    text = drop_overlong_words(text, skipped)
     text = expand_abbreviations(text)
     text = read_numbers(text)
     text = read_symbols(text)
