@@ -55,17 +55,29 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
     pack = voice_pack(voice or VoiceLibrary().default_voice() or DEFAULT_VOICE)
     frontend = TextFrontEnd(EnglishPhonemizer())
     synth = Synthesizer(frontend, KokoroEngine.load(threads))
+    if not out:
+        from tray_reader.audio.player import Player
+
+        # Streamed: speech starts with the first chunk; the player pads the end.
+        player = Player()
+        try:
+            cancel = player.start_request()
+            played = 0
+            for chunk in synth.stream(text, fixed_voice(pack, speed or 1.0), cancel):
+                player.play(chunk)
+                played += 1
+            player.finish()
+            player.wait()
+        finally:
+            player.close()
+        if not played:
+            raise _nothing_readable(frontend.last_skipped)
+        _report_skipped(frontend.last_skipped)
+        return
     pieces = [c.samples for c in synth.stream(text, fixed_voice(pack, speed or 1.0))]
     if not pieces:
         raise _nothing_readable(frontend.last_skipped)
     _report_skipped(frontend.last_skipped)
-    audio = np.concatenate(pieces)
-    if out:
-        import soundfile
+    import soundfile
 
-        soundfile.write(out, audio, SAMPLE_RATE, subtype="PCM_16")
-    else:
-        import sounddevice
-
-        sounddevice.play(np.concatenate([audio, np.zeros(SAMPLE_RATE // 5, np.float32)]), SAMPLE_RATE)
-        sounddevice.wait()
+    soundfile.write(out, np.concatenate(pieces), SAMPLE_RATE, subtype="PCM_16")
