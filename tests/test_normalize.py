@@ -175,6 +175,7 @@ CASES = {
         ("I love it \U0001f600\U0001f44d\U0001f3fd!", "I love it!"),
         ("Hello\x00\x07 world\x1b[0m", "Hello world"),
         ("tab\tand\r\nnewline", "tab and newline"),
+        ("infor-\nmation and well-\nKnown", "information and well Known"),
     ],
 }
 

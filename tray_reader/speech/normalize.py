@@ -96,6 +96,8 @@ def clean_unicode(text: str) -> str:
     text = _ANSI_ESCAPE.sub("", text.replace("\r\n", "\n")).translate(_CHAR_MAP)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
+    # A word hyphenated across a line break (text copied from PDFs): join it again.
+    text = re.sub(r"(?<=[a-z])-\n[ \t]*(?=[a-z])", "", text)
     if text.isascii():
         return re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text)
     out = []
@@ -621,7 +623,7 @@ _SYMBOLS = [
     (re.compile(r"[$€£¥¢]"), " "),
     (re.compile(r"\.{3,}"), "\u2026"),
     (re.compile(r"[*_~^|\\{}\[\]<>`#/=]"), " "),
-    (re.compile(r"(?<=\s)['-]+(?=\s)|^['-]+|['-]+$"), " "),
+    (re.compile(r"(?<=\w)-+(?=\s)|(?<=\s)['-]+(?=\s)|^['-]+|['-]+$"), " "),
     (re.compile(r"([!?,;:.])[!?,;:.]+"), r"\1"),
 ]
 
