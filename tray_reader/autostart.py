@@ -117,14 +117,17 @@ def write_shortcut_with_wscript(link: Path, command: Sequence[str]) -> None:
     script = (
         "$s = (New-Object -ComObject WScript.Shell).CreateShortcut($env:TR_LINK); "
         "$s.TargetPath = $env:TR_TARGET; $s.Arguments = $env:TR_ARGS; "
-        "$s.WorkingDirectory = $env:USERPROFILE; $s.Description = $env:TR_COMMENT; $s.Save()"
+        "$s.WorkingDirectory = $env:USERPROFILE; $s.Description = $env:TR_COMMENT; "
+        "if ($env:TR_ICON) { $s.IconLocation = $env:TR_ICON }; $s.Save()"
     )
+    icon = Path(__file__).resolve().parent / "icons" / f"{APP_ID}.ico"
     env = dict(os.environ)
     env.update(
         TR_LINK=str(link),
         TR_TARGET=command[0],
         TR_ARGS=subprocess.list2cmdline(command[1:]),
         TR_COMMENT=COMMENT,
+        TR_ICON=f"{icon},0" if icon.exists() else "",
     )
     link.parent.mkdir(parents=True, exist_ok=True)
     try:
