@@ -170,6 +170,8 @@ class App:
         self._speed = self.settings.speed
         self._voice_names = self._list_voices()
         self.timings = Timings()
+        self.last_text = ""
+        self._pause_wanted = False
         self._actions: queue.Queue[tuple[str, str, float] | None] = queue.Queue(ACTION_QUEUE)
         self._quit = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -210,7 +212,7 @@ class App:
         if w is WorkerState.WARMING:
             return AppState.WARMING
         player = self.parts.player.status.state.value
-        if player == "paused":
+        if player == "paused" or (self._pause_wanted and w is WorkerState.SPEAKING):
             return AppState.PAUSED
         if w is WorkerState.SPEAKING or player == "speaking":
             return AppState.SPEAKING
@@ -245,6 +247,7 @@ class App:
             "ready_seconds": self.worker.ready_seconds,
             "hotkeys": self.hotkey_bindings,
             "problems": self.problems,
+            "last_text": self.last_text[:200],
             "last": {
                 "pressed": t.pressed,
                 "selection_read": t.selection_read,
@@ -256,6 +259,8 @@ class App:
         }
 
     def _on_worker_state(self, state: WorkerState) -> None:
+        if state is WorkerState.IDLE and self.parts.player.status.state.value == "idle":
+            self._pause_wanted = False  # nothing was left to pause
         self.parts.tray.refresh()
 
     def _on_worker_error(self, message: str) -> None:
@@ -277,22 +282,19 @@ class App:
     def _dispatch(self, cmd: str, args: list[str]) -> dict:
         if cmd in ("read", "queue"):
             return self._read(Mode.NOW if cmd == "read" else Mode.QUEUE, args[0] if args else None)
-        player = self.parts.player
         if cmd == "pause":
-            player.pause()
+            self._pause(True)
         elif cmd == "resume":
-            player.resume()
+            self._pause(False)
         elif cmd == "toggle":
-            if player.status.state.value == "paused":
-                player.resume()
-            else:
-                player.pause()
+            self._pause(self.state is not AppState.PAUSED)
         elif cmd == "stop":
+            self._pause_wanted = False
             self.worker.stop()
         elif cmd == "next":
-            player.next()
+            self.parts.player.next()
         elif cmd == "prev":
-            player.previous()
+            self.parts.player.previous()
         elif cmd == "voice":
             self.set_voice(args[0])
         elif cmd == "speed":
@@ -315,10 +317,27 @@ class App:
             self.timings.selection_read = time.monotonic()
         if not text.strip():
             raise TrayReaderError("There is no text to read.")
+        self.last_text = text
+        if mode is Mode.NOW:
+            self._pause_wanted = False
         if not self.worker.submit(ReadRequest(text, mode)):
             raise TrayReaderError("The reading queue is full; stop or wait, then try again.")
         self.timings.submitted = time.monotonic()
         return self.status()
+
+    def _pause(self, paused: bool) -> None:
+        # The player pauses only what it is playing; a pause asked for while the first
+        # audio is still being made is kept and applied as soon as playback starts.
+        self._pause_wanted = paused
+        if paused:
+            self.parts.player.pause()
+        else:
+            self.parts.player.resume()
+
+    def _on_player(self, status: Any) -> None:
+        if self._pause_wanted and status.state.value == "speaking":
+            self.parts.player.pause()
+        self.parts.tray.refresh()
 
     def set_voice(self, name: str, persist: bool = True) -> None:
         pack = self.parts.voices.pack(name)  # VoiceError lists the voices
@@ -448,7 +467,7 @@ class App:
         if self.problems:
             self._notify("tray-reader settings", "\n".join(self.problems))
         self.parts.player.volume = self.settings.volume
-        self.parts.player.add_listener(lambda status: self.parts.tray.refresh())
+        self.parts.player.add_listener(self._on_player)
         self.worker.start()
         try:
             self.parts.player.open()

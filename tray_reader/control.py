@@ -177,6 +177,13 @@ class ControlServer:
             return
         with contextlib.suppress(OSError):
             conn.sendall(json.dumps(reply).encode("utf-8") + b"\n")
+            # Read what the client is still sending (bounded), or closing with unread data
+            # would reset the connection before the client reads the reply.
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(0.2)
+            drained = 0
+            while drained < 4 * MAX_MESSAGE and (data := conn.recv(65536)):
+                drained += len(data)
 
     def _answer(self, line: bytes) -> dict:
         from tray_reader.errors import TrayReaderError

@@ -120,6 +120,7 @@ class PystrayTray:
         self._icon: Any = None
         self._model: Callable[[], TrayModel] | None = None
         self._drawn_state = ""
+        self._stopped = threading.Event()
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
         if os.name == "posix" and "PYSTRAY_BACKEND" not in os.environ:
@@ -137,8 +138,11 @@ class PystrayTray:
         def setup(icon: Any) -> None:
             icon.visible = True
             on_ready()
+            if self._stopped.is_set():  # stop() came before the loop was running
+                icon.stop()
 
-        self._icon.run(setup)
+        if not self._stopped.is_set():
+            self._icon.run(setup)
 
     def _menu(self, pystray: Any, on_action: OnAction) -> Any:
         Item, Menu = pystray.MenuItem, pystray.Menu
@@ -192,5 +196,6 @@ class PystrayTray:
         self._icon.update_menu()
 
     def stop(self) -> None:
+        self._stopped.set()
         if self._icon is not None:
             self._icon.stop()
