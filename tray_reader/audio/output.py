@@ -190,11 +190,13 @@ class MemoryOutput:
     """In-memory output device for tests: keeps everything rendered.
 
     `pace` 1.0 pulls the render function in real time, 4.0 four times faster, 0 as fast as
-    the thread can. `fail_next_open` makes the next open() raise; `stream.fail()` stops a stream
+    the thread can, None only when the test calls `stream.pull()`. `fail_next_open` makes the next open() raise; `stream.fail()` stops a stream
     as an unplugged device would.
     """
 
-    def __init__(self, rate: int = 48_000, pace: float = 1.0, names: tuple[str, ...] = ("memory",)) -> None:
+    def __init__(
+        self, rate: int = 48_000, pace: float | None = 1.0, names: tuple[str, ...] = ("memory",)
+    ) -> None:
         self.rate = rate
         self.pace = pace
         self.names = names
@@ -227,7 +229,7 @@ class MemoryStream:
     latency = 0.0
     xruns = 0
 
-    def __init__(self, device: str, rate: int, blocksize: int, render: RenderFn, pace: float) -> None:
+    def __init__(self, device: str, rate: int, blocksize: int, render: RenderFn, pace: float | None) -> None:
         self.device = device
         self.rate = rate
         self.blocksize = blocksize
@@ -235,17 +237,26 @@ class MemoryStream:
         self._pace = pace
         self._blocks: list[np.ndarray] = []
         self._stop = threading.Event()
-        self._failed = False
         self._thread = threading.Thread(target=self._run, name="memory-output", daemon=True)
-        self._thread.start()
+        if pace is not None:
+            self._thread.start()
 
-    def _run(self) -> None:
-        period = self.blocksize / self.rate / self._pace if self._pace > 0 else 0.0
-        due = time.monotonic()
-        while not self._stop.is_set():
+    def pull(self, blocks: int = 1) -> np.ndarray:
+        """Render `blocks` blocks now and return them."""
+        out = []
+        for _ in range(blocks):
             block = np.zeros(self.blocksize, np.float32)
             self._render(block, 0.0)
             self._blocks.append(block)
+            out.append(block)
+        return np.concatenate(out)
+
+    def _run(self) -> None:
+        assert self._pace is not None
+        period = self.blocksize / self.rate / self._pace if self._pace > 0 else 0.0
+        due = time.monotonic()
+        while not self._stop.is_set():
+            self.pull()
             due += period
             wait = due - time.monotonic()
             if wait > 0:
@@ -255,9 +266,7 @@ class MemoryStream:
 
     def fail(self) -> None:
         """Stop calling render, as a vanished device does."""
-        self._failed = True
-        self._stop.set()
-        self._thread.join(2)
+        self.close()
 
     @property
     def active(self) -> bool:
@@ -265,7 +274,7 @@ class MemoryStream:
 
     def close(self) -> None:
         self._stop.set()
-        if threading.current_thread() is not self._thread:
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(2)
 
     def played(self) -> np.ndarray:

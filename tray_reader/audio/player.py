@@ -159,7 +159,6 @@ class Player:
         self._hold = False  # controls: fade to silence and stop consuming
         self._volume = 1.0  # controls
         self._expect = False  # feeder: audio should be there (an empty ring is an underrun)
-        self._discard_to = 0  # feeder: the callback skips the ring up to here
         self._first_pending = False  # feeder arms, callback records _first_heard
         self._first_heard = 0.0
         self._gain = 0.0  # callback
@@ -288,6 +287,11 @@ class Player:
             return self._status()
 
     @property
+    def buffered(self) -> float:
+        """Seconds of audio waiting in the ring for the device."""
+        return self._ring.filled / self._rate if self._rate else 0.0
+
+    @property
     def stats(self) -> PlayerStats:
         stream = self._stream
         return PlayerStats(
@@ -364,7 +368,6 @@ class Player:
             self._fill_limit = int(stream.rate * cfg.buffer_ms / 1000)
             # The guard keeps the samples just played intact, so a pause can rewind over them.
             self._ring = SampleRing(self._fill_limit + guard)
-            self._discard_to = 0
             self._fade_step = 1.0 / max(1.0, stream.rate * cfg.fade_ms / 1000)
             np.multiply(np.arange(1, _MAX_BLOCK + 1, dtype=np.float32), self._fade_step, out=self._ramp)
         self._stream = stream
@@ -376,16 +379,14 @@ class Player:
             self._stream.close()
             self._stream = None
         self._gain = 0.0
-        self._ring.read = self._discard_to = self._ring.write
+        self._ring.discard()
 
     def _reset_pipeline(self) -> None:
         """Forget buffered audio and resampler state (new request, seek, new device rate)."""
         self._resampler = soxr.ResampleStream(SAMPLE_RATE, self._rate, 1, dtype="float32")
         self._pending = np.zeros(0, np.float32)
         self._markers.clear()
-        self._discard_to = self._ring.write
-        if self._stream is None or not self._stream.active:
-            self._ring.read = self._ring.write
+        self._ring.discard()
 
     def _post_seek(self, where: str) -> None:
         with self._cond:
@@ -568,8 +569,6 @@ class Player:
     def _render(self, out: np.ndarray, delay: float) -> None:
         ring = self._ring
         self._callbacks += 1
-        if self._discard_to > ring.read:
-            ring.read = self._discard_to
         hold = self._hold
         target = 0.0 if hold else self._volume
         gain = self._gain
@@ -577,7 +576,7 @@ class Player:
             self._hold_armed = False
         elif not self._hold_armed:
             self._hold_armed = True
-            self._hold_pos = ring.read
+            self._hold_pos = max(ring.read, ring.skip_to)
         if hold and gain == 0.0:
             out.fill(0.0)  # held: nothing is consumed
             return

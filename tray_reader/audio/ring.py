@@ -23,10 +23,16 @@ class SampleRing:
         """Absolute position of the next sample to play (moved by the consumer only)."""
         self.write = 0
         """Absolute position one past the last sample written (moved by the producer only)."""
+        self.skip_to = 0
+        """Producer: the consumer skips everything before this position (see `discard`)."""
 
     @property
     def filled(self) -> int:
-        return self.write - self.read
+        return self.write - max(self.read, self.skip_to)
+
+    def discard(self) -> None:
+        """Producer: drop all that is written; the consumer skips it on its next pull."""
+        self.skip_to = self.write
 
     def room(self, limit: int | None = None) -> int:
         """Producer: how many samples can be written now without passing `limit` (default: capacity)."""
@@ -52,6 +58,8 @@ class SampleRing:
 
         Allocates nothing: only slices (views) and in-place copies.
         """
+        if self.skip_to > self.read:
+            self.read = self.skip_to
         n = min(len(out), self.write - self.read)
         if n > 0:
             start = self.read % self.capacity
