@@ -56,3 +56,11 @@ def test_lexicon_changes_what_is_said_not_what_is_shown(phonemizer):
     assert custom[0].phonemes.startswith("kˈOkəɹO ")
     assert "ˈɛnʤən" in custom[0].phonemes
     assert custom[0].phonemes != plain[0].phonemes
+
+
+def test_user_lexicon_lives_in_the_config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert Lexicon.user().entries == {}
+    (tmp_path / "tray-reader").mkdir(exist_ok=True)
+    (tmp_path / "tray-reader" / "lexicon.toml").write_text('[words]\nGIF = "jif"\n', encoding="utf-8")
+    assert Lexicon.user().apply("a GIF") == "a jif"

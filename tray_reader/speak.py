@@ -11,6 +11,7 @@ from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.g2p import EnglishPhonemizer
+from tray_reader.speech.lexicon import Lexicon
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import SAMPLE_RATE
 
@@ -38,7 +39,7 @@ def _report_skipped(skipped: list[str]) -> None:
 
 
 def show_text(text: str) -> Iterator[str]:
-    frontend = TextFrontEnd(EnglishPhonemizer())
+    frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     skipped: list[str] = []
     count = 0
     for chunk in frontend.chunks(text, skipped):
@@ -53,7 +54,7 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
     from tray_reader.voices.library import VoiceLibrary
 
     pack = voice_pack(voice or VoiceLibrary().default_voice() or DEFAULT_VOICE)
-    frontend = TextFrontEnd(EnglishPhonemizer())
+    frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     synth = Synthesizer(frontend, KokoroEngine.load(threads))
     if not out:
         from tray_reader.audio.player import Player

@@ -6,6 +6,7 @@ A TOML file with one table::
     nginx = "engine x"            # a respelling: said like these English words
     Kokoro = "/kˈOkəɹO/"          # phonemes (Kokoro's symbols) between slashes
 
+The file is `lexicon.toml` in tray-reader's config dir (`default_path()`).
 Keys match whole words, ignoring case. Entries are applied to the normalised text just
 before G2P, so `say --show-text` still shows the words as written.
 """
@@ -25,6 +26,12 @@ from tray_reader.errors import ConfigError
 
 MAX_ENTRY_CHARS = 200
 """Longest respelling or phoneme string an entry may have."""
+
+
+def default_path() -> Path:
+    from tray_reader.config import config_dir
+
+    return config_dir() / "lexicon.toml"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,11 @@ class Lexicon:
                 raise ConfigError(f"{where}: a respelling may use only letters, spaces and ' - , .")
             entries[word.lower()] = value
         return cls(entries)
+
+    @classmethod
+    def user(cls) -> Lexicon:
+        """The user's lexicon, `lexicon.toml` in tray-reader's config dir (may be absent)."""
+        return cls.load(default_path())
 
     @classmethod
     def load(cls, path: Path) -> Lexicon:
