@@ -3,7 +3,7 @@
 Pure functions, one per rule family, applied in order by `normalize`. The order matters:
 markup and unreadable script go first so later rules see clean Latin text; addresses go
 before abbreviations and numbers (a URL's dots are not sentence ends, its digits are not
-amounts); specific number shapes (money, phone, time, date) go before plain numbers.
+amounts); numbers are read by number_reading.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from tray_reader.speech import numwords
+from tray_reader.speech.number_reading import ENDS_SENTENCE, read_numbers
 
 MAX_WORD_CHARS = 50
 """Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.
@@ -266,15 +266,14 @@ def read_addresses(text: str) -> str:
 
 # --- Abbreviations --------------------------------------------------------------------------
 
-_FINAL = r"(?=\s*$|\s+[A-Z\"])"
-"""Lookahead: the abbreviation's dot also ends the sentence, so keep one."""
-
 
 def _abbrev(pattern: str, word: str, can_end: bool = False) -> tuple[re.Pattern[str], Replacement]:
     rx = re.compile(pattern)
 
     def sub(m: re.Match[str]) -> str:
-        end_dot = can_end and m.group().endswith(".") and re.match(_FINAL, m.string[m.end() :]) is not None
+        end_dot = (
+            can_end and m.group().endswith(".") and re.match(ENDS_SENTENCE, m.string[m.end() :]) is not None
+        )
         return word + ("." if end_dot else "")
 
     return rx, sub
@@ -316,291 +315,6 @@ def expand_abbreviations(text: str) -> str:
     for rx, sub in _ABBREVIATIONS:
         text = rx.sub(sub, text)
     return text
-
-
-# --- Numbers --------------------------------------------------------------------------------
-
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-"""A number as written: 1,234,567.89 or 3.14 or 42."""
-
-_CURRENCIES = {
-    "$": ("dollar", "dollars", "cent", "cents"),
-    "€": ("euro", "euros", "cent", "cents"),
-    "£": ("pound", "pounds", "penny", "pence"),
-    "¥": ("yen", "yen", "sen", "sen"),
-}
-_SCALE_WORDS = {"k": "thousand", "m": "million", "bn": "billion", "b": "billion"}
-_CURRENCY = re.compile(
-    r"(?<![\w])(-?)([$€£¥])\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b)\b)?",
-    re.I,
-)
-
-
-def _money(m: re.Match[str]) -> str:
-    minus, symbol, amount, scale = m.groups()
-    one, many, sub_one, sub_many = _CURRENCIES[symbol]
-    prefix = "minus " if minus else ""
-    amount = amount.replace(",", "")
-    whole, _, frac = amount.partition(".")
-    if scale:
-        scale_word = _SCALE_WORDS.get(scale.lower(), scale.lower())
-        return f"{prefix}{numwords.number(amount)} {scale_word} {many}"
-    if len(frac) > 2:
-        return f"{prefix}{numwords.number(amount)} {many}"
-    units = int(whole or 0)
-    cents = int(frac.ljust(2, "0")) if frac else 0
-    parts = []
-    if units or not cents:
-        parts.append(f"{numwords.cardinal(units)} {one if units == 1 else many}")
-    if cents:
-        parts.append(f"{numwords.cardinal(cents)} {sub_one if cents == 1 else sub_many}")
-    return prefix + " and ".join(parts)
-
-
-_PHONE = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"
-    r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
-    r"|\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4})(?![\w])"
-)
-
-
-def _phone(m: re.Match[str]) -> str:
-    text = m.group()
-    groups = re.findall(r"\d+", text)
-    spoken = ", ".join(numwords.digits(g) for g in groups)
-    return ("plus " if text.startswith("+") else "") + spoken
-
-
-_AMPM = r"(?:\s?([AaPp])\.?\s?[Mm]\b\.?)"
-_TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)(?::([0-5]\d))?" + _AMPM + "?")
-_HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])" + _AMPM)
-
-
-def _ampm(m: re.Match[str], letter: str | None) -> str:
-    if not letter:
-        return ""
-    final = m.group().endswith(".") and re.match(_FINAL, m.string[m.end() :]) is not None
-    return f" {letter.lower()} m" + ("." if final else "")
-
-
-def _time(m: re.Match[str]) -> str:
-    hour, minute, _seconds, letter = m.groups()
-    h, mins = int(hour), int(minute)
-    if mins == 0:
-        spoken = numwords.cardinal(h) + ("" if letter else (" o'clock" if h <= 12 else " hundred"))
-    elif mins < 10:
-        spoken = f"{numwords.cardinal(h)} oh {numwords.cardinal(mins)}"
-    else:
-        spoken = f"{numwords.cardinal(h)} {numwords.cardinal(mins)}"
-    return spoken + _ampm(m, letter)
-
-
-def _hour(m: re.Match[str]) -> str:
-    return numwords.cardinal(int(m.group(1))) + _ampm(m, m.group(2))
-
-
-_MONTHS = {
-    "jan": "January",
-    "feb": "February",
-    "mar": "March",
-    "apr": "April",
-    "may": "May",
-    "jun": "June",
-    "jul": "July",
-    "aug": "August",
-    "sep": "September",
-    "sept": "September",
-    "oct": "October",
-    "nov": "November",
-    "dec": "December",
-}
-_MONTH = (
-    r"(January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
-)
-_ORD_SUFFIX = r"(?:st|nd|rd|th)?"
-_DAY_MONTH_YEAR = re.compile(rf"\b([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b")
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d)(?:,?\s+(\d{{4}})\b)?")
-_ISO_DATE = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
-_MONTH_NAMES = list(dict.fromkeys(_MONTHS.values()))
-
-
-def _month(name: str) -> str:
-    return _MONTHS.get(name.lower()[:4] if name.lower().startswith("sept") else name.lower()[:3], name)
-
-
-def _year_tail(m: re.Match[str], year: str | None) -> str:
-    if not year:
-        return ""
-    # "on 3 May 2024 at noon": a spoken date reads best with the year set off by commas.
-    after = m.string[m.end() : m.end() + 2]
-    return f", {numwords.year(int(year))}" + ("," if re.match(r" [a-z]", after) else "")
-
-
-def _day_month_year(m: re.Match[str]) -> str:
-    day, month, year = m.groups()
-    if not 1 <= int(day) <= 31:
-        return m.group()
-    return f"the {numwords.ordinal(int(day))} of {_month(month)}" + _year_tail(m, year)
-
-
-def _month_day_year(m: re.Match[str]) -> str:
-    month, day, year = m.groups()
-    if not 1 <= int(day) <= 31:
-        return m.group()
-    return f"{_month(month)} {numwords.ordinal(int(day))}" + _year_tail(m, year)
-
-
-def _iso_date(m: re.Match[str]) -> str:
-    year, month, day = m.groups()
-    return f"the {numwords.ordinal(int(day))} of {_MONTH_NAMES[int(month) - 1]}" + _year_tail(m, year)
-
-
-_DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°(?:\s?([CF])\b)?")
-_PERCENT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?%")
-_TEMPERATURE_SCALES = {"C": "Celsius", "F": "Fahrenheit"}
-
-_UNITS = {
-    "km/h": ("kilometer per hour", "kilometers per hour"),
-    "mph": ("mile per hour", "miles per hour"),
-    "km": ("kilometer", "kilometers"),
-    "cm": ("centimeter", "centimeters"),
-    "mm": ("millimeter", "millimeters"),
-    "m": ("meter", "meters"),
-    "mi": ("mile", "miles"),
-    "ft": ("foot", "feet"),
-    "kg": ("kilogram", "kilograms"),
-    "g": ("gram", "grams"),
-    "mg": ("milligram", "milligrams"),
-    "lb": ("pound", "pounds"),
-    "lbs": ("pound", "pounds"),
-    "oz": ("ounce", "ounces"),
-    "l": ("liter", "liters"),
-    "L": ("liter", "liters"),
-    "ml": ("milliliter", "milliliters"),
-    "mL": ("milliliter", "milliliters"),
-    "KB": ("kilobyte", "kilobytes"),
-    "kB": ("kilobyte", "kilobytes"),
-    "MB": ("megabyte", "megabytes"),
-    "GB": ("gigabyte", "gigabytes"),
-    "TB": ("terabyte", "terabytes"),
-    "Hz": ("hertz", "hertz"),
-    "kHz": ("kilohertz", "kilohertz"),
-    "MHz": ("megahertz", "megahertz"),
-    "GHz": ("gigahertz", "gigahertz"),
-    "W": ("watt", "watts"),
-    "kW": ("kilowatt", "kilowatts"),
-    "kWh": ("kilowatt hour", "kilowatt hours"),
-    "V": ("volt", "volts"),
-    "ms": ("millisecond", "milliseconds"),
-    "sec": ("second", "seconds"),
-    "min": ("minute", "minutes"),
-    "h": ("hour", "hours"),
-    "hr": ("hour", "hours"),
-    "hrs": ("hour", "hours"),
-}
-_UNIT = re.compile(
-    r"(?<![\w.])(-?)("
-    + _NUM
-    + r")\s?("
-    + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-    + r")(?![\w/])"
-)
-
-
-def _signed(minus: str, amount: str) -> str:
-    return ("minus " if minus else "") + numwords.number(amount)
-
-
-def _quantity(amount: str, one: str, many: str) -> str:
-    return one if amount in ("1", "1.0") else many
-
-
-def _degrees(m: re.Match[str]) -> str:
-    minus, amount, scale = m.groups()
-    words = f"{_signed(minus, amount)} {_quantity(amount, 'degree', 'degrees')}"
-    return words + (f" {_TEMPERATURE_SCALES[scale]}" if scale else "")
-
-
-def _percent(m: re.Match[str]) -> str:
-    return f"{_signed(m.group(1), m.group(2))} percent"
-
-
-def _unit(m: re.Match[str]) -> str:
-    minus, amount, unit = m.groups()
-    return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}"
-
-
-_DECADE = re.compile(r"(?<![\w'])(1\d|20)?(\d0)'?s\b")
-_SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
-_YEAR = re.compile(r"(?<![\w.,$€£¥-])(1[1-9]\d\d|20\d\d)(?![\w%]|[.,]\d)")
-_ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
-_FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
-_SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
-_LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
-_RANGE = re.compile(r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)")
-_VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]|\.\d)")
-_PLAIN = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")(?![\w]|\.\d)")
-_DIGIT_LETTER = re.compile(r"(?<=[A-Za-z])-?(?=\d)|(?<=\d)(?=[A-Za-z])")
-_DENOMINATORS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
-
-
-def _decade(m: re.Match[str]) -> str:
-    century, tens = m.groups()
-    if century:
-        return numwords.plural(numwords.year(int(century + tens)))
-    return numwords.plural(numwords.cardinal(int(tens)))
-
-
-def _fraction(m: re.Match[str]) -> str:
-    num, den = int(m.group(1)), int(m.group(2))
-    if den in _DENOMINATORS:
-        one, many = _DENOMINATORS[den]
-        return f"{numwords.cardinal(num)} {one if num == 1 else many}"
-    if 3 <= den <= 20 and num < den:
-        name = numwords.ordinal(den)
-        return f"{numwords.cardinal(num)} {name if num == 1 else numwords.plural(name)}"
-    return f"{numwords.cardinal(num)} over {numwords.cardinal(den)}"
-
-
-def _slashed(m: re.Match[str]) -> str:
-    return " slash ".join(numwords.year(int(g)) if len(g) == 4 else numwords.number(g) for g in m.groups())
-
-
-def _plain(m: re.Match[str]) -> str:
-    return _signed(m.group(1), m.group(2))
-
-
-def read_numbers(text: str) -> str:
-    """Money, phone numbers, times, dates, units, percentages, years, ordinals, decimals."""
-    if not re.search(r"\d", text):
-        return text
-    for rx, sub in (
-        (_CURRENCY, _money),
-        (_PHONE, _phone),
-        (_TIME, _time),
-        (_HOUR_AMPM, _hour),
-        (_ISO_DATE, _iso_date),
-        (_DAY_MONTH_YEAR, _day_month_year),
-        (_MONTH_DAY_YEAR, _month_day_year),
-    ):
-        text = rx.sub(sub, text)
-    text = _SLASHED_DATE.sub(_slashed, text)
-    text = _RANGE.sub(" to ", text)
-    text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
-    text = _DECADE.sub(_decade, text)
-    text = _DEGREES.sub(_degrees, text)
-    text = _PERCENT.sub(_percent, text)
-    text = _UNIT.sub(_unit, text)
-    text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
-    text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)
-    text = _DIGIT_LETTER.sub(" ", text)
-    text = _FRACTION.sub(_fraction, text)
-    text = _VERSION.sub(lambda m: " point ".join(numwords.number(p) for p in m.group().split(".")), text)
-    text = _LEADING_POINT.sub(lambda m: f"point {numwords.digits(m.group(1))}", text)
-    text = _PLAIN.sub(_plain, text)
-    # Whatever digits are left (odd shapes like 1.2.3.4.5.6) are read one by one.
-    return re.sub(r"\d+", lambda m: f" {numwords.digits(m.group())} ", text)
 
 
 # --- Symbols and spacing ------------------------------------------------------------------
