@@ -278,6 +278,25 @@ def test_listeners_follow_speaking_paused_idle():
         player.close()
 
 
+def test_a_failing_listener_does_not_stop_playback():
+    player, _ = make(pace=4.0)
+    seen: list[PlayerStatus] = []
+
+    def broken(status: PlayerStatus) -> None:
+        raise RuntimeError("tray bug")
+
+    player.add_listener(broken)
+    player.add_listener(seen.append)
+    try:
+        player.play(AudioChunk(level(0.3, 0.3), 0, last=True))
+        assert player.wait(10)
+        player.play(AudioChunk(level(0.3, 0.3), 0, last=True))
+        assert player.wait(10)
+        wait_for(lambda: [s.state for s in seen].count(PlayerState.IDLE) == 2)
+    finally:
+        player.close()
+
+
 def test_play_blocks_beyond_the_lookahead_and_returns_on_stop():
     player, _ = make(pace=None, lookahead_s=0.5)
     try:

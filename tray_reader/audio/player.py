@@ -423,7 +423,10 @@ class Player:
                 busy = self._req is not None or self._stopping
                 timeout = self.config.block_ms / 1000 if busy else (0.2 if self._stream else None)
             for listener in listeners:
-                listener(status)
+                try:
+                    listener(status)
+                except Exception:  # noqa: BLE001 - a faulty listener (tray, caption) must not stop the audio
+                    log.exception("player listener %r failed", listener)
             with self._cond:
                 if not self._closed:
                     self._cond.wait(timeout)
