@@ -61,11 +61,13 @@ class MemoryClipboard:
 
 
 def _run(argv: list[str], stdin: str | None = None) -> str:
+    # Writers fork a child that keeps serving the selection; it must not inherit our
+    # stdout pipe, or run() would wait for it to exit.
     try:
         out = subprocess.run(
             argv,
             input=stdin.encode("utf-8") if stdin is not None else None,
-            stdout=subprocess.PIPE,
+            stdout=subprocess.PIPE if stdin is None else subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             timeout=TOOL_TIMEOUT,
@@ -73,7 +75,14 @@ def _run(argv: list[str], stdin: str | None = None) -> str:
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SelectionError(f"{argv[0]} failed: {e}") from e
-    return out.stdout.decode("utf-8", errors="replace")
+    return out.stdout.decode("utf-8", errors="replace") if out.stdout is not None else ""
+
+
+def _until_read_back(clip: Clipboard, which: str, text: str) -> None:
+    """X11 writers return before their child owns the selection: wait until it does."""
+    deadline = time.monotonic() + TOOL_TIMEOUT
+    while clip.read(which) != text and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 class XselClipboard:
@@ -84,6 +93,7 @@ class XselClipboard:
 
     def write(self, which: str, text: str) -> None:
         _run(["xsel", f"--{which}", "--input"], stdin=text)
+        _until_read_back(self, which, text)
 
     def clear(self, which: str) -> None:
         _run(["xsel", f"--{which}", "--clear"])
@@ -97,9 +107,10 @@ class XclipClipboard:
 
     def write(self, which: str, text: str) -> None:
         _run(["xclip", "-selection", which, "-i"], stdin=text)
+        _until_read_back(self, which, text)
 
     def clear(self, which: str) -> None:
-        _run(["xclip", "-selection", which, "-i", "/dev/null"])
+        _run(["xclip", "-selection", which, "-i", "/dev/null"], stdin="")
 
 
 class WaylandClipboard:

@@ -66,6 +66,8 @@ class MemoryTray:
 
     def __init__(self) -> None:
         self.shown: TrayModel | None = None
+        self.states: list[str] = []
+        """Every icon state drawn, in order."""
         self._model: Callable[[], TrayModel] | None = None
         self._on_action: OnAction | None = None
         self._stop = threading.Event()
@@ -82,6 +84,8 @@ class MemoryTray:
     def refresh(self) -> None:
         if self._model is not None:
             self.shown = self._model()
+            if not self.states or self.states[-1] != self.shown.state:
+                self.states.append(self.shown.state)
 
     def stop(self) -> None:
         self._stop.set()

@@ -1,0 +1,286 @@
+"""The app's wiring with in-memory parts: the real player on a memory output, a fake
+synthesis pipeline, memory tray/hotkeys/clipboard/notifier. No display, no sound card."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tray_reader import config
+from tray_reader.app import App, AppState, Parts
+from tray_reader.audio.output import MemoryOutput
+from tray_reader.audio.player import Player
+from tray_reader.errors import TrayReaderError, VoiceError
+from tray_reader.hotkeys import MemoryHotkeys
+from tray_reader.notify import MemoryNotifier
+from tray_reader.selection import DesktopSelection, MemoryClipboard
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.tray import MemoryTray
+
+
+class FakeVoices:
+    NAMES = ("af_heart", "am_adam", "bf_emma")
+
+    def names(self) -> list[str]:
+        return list(self.NAMES)
+
+    def pack(self, name: str) -> np.ndarray:
+        if name not in self.NAMES:
+            raise VoiceError(f"Unknown voice {name!r}. Available: {', '.join(self.NAMES)}")
+        return np.full((510, 1, 256), self.NAMES.index(name), np.float32)
+
+
+class FakePipeline:
+    """0.1 s of tone per word, one chunk per word; records the voice/speed used per chunk."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+        self.hold_after: int | None = None
+        """Clear the gate after this many chunks (to change things mid-request)."""
+        self.texts: list[str] = []
+        self.used: list[tuple[float, float]] = []
+
+    def stream(self, text: str, voice, cancel: threading.Event) -> Iterator[AudioChunk]:
+        self.texts.append(text)
+        for i, _word in enumerate(text.split()):
+            self.gate.wait(5)
+            if cancel.is_set():
+                return
+            pack, speed = voice()
+            self.used.append((float(pack[0, 0, 0]), speed))
+            if self.hold_after is not None and len(self.used) >= self.hold_after:
+                self.gate.clear()
+            t = np.arange(SAMPLE_RATE // 10) / SAMPLE_RATE
+            yield AudioChunk((0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), sentence=i // 3)
+
+
+@pytest.fixture
+def rig(tmp_path: Path):
+    gate = threading.Event()
+    gate.set()
+    pipeline = FakePipeline(gate)
+    clip = MemoryClipboard()
+    loads: list[tuple[int | None, float]] = []
+
+    def load(threads, pack):
+        loads.append((threads, float(pack[0, 0, 0])))
+        return pipeline
+
+    parts = Parts(
+        player=Player(output=MemoryOutput(pace=4.0)),
+        selection=DesktopSelection(clip, lambda: False, send_copy=clip.send_copy),
+        hotkeys=MemoryHotkeys(),
+        tray=MemoryTray(),
+        notifier=MemoryNotifier(),
+        voices=FakeVoices(),
+        load_pipeline=load,
+        open_file=lambda p: opened.append(p),
+    )
+    opened: list[Path] = []
+    settings = tmp_path / "settings.toml"
+
+    class Rig:
+        pass
+
+    r = Rig()
+    r.parts, r.pipeline, r.clip, r.gate, r.loads, r.settings, r.opened = (
+        parts, pipeline, clip, gate, loads, settings, opened
+    )  # fmt: skip
+    r.make = lambda: App(parts, settings)
+    yield r
+    if hasattr(r, "app"):
+        r.app.shutdown()
+
+
+def _wait(pred, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while not (value := pred()):
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.01)
+    return value
+
+
+def started(rig) -> App:
+    rig.app = app = rig.make()
+    app.start()
+    _wait(app.worker.ready.is_set)
+    return app
+
+
+def test_starts_warm_with_default_settings_file(rig):
+    app = started(rig)
+    assert rig.settings.exists() and "# voice = " in rig.settings.read_text()
+    assert rig.loads == [(None, 0.0)]  # automatic threads, warmed with the chosen voice
+    assert app.state is AppState.IDLE
+    st = app.status()
+    assert st["ready"] and st["voice"] == "af_heart" and st["queue"] == 0
+    assert rig.parts.hotkeys.bindings["read"] == "<ctrl>+<alt>+r"
+
+
+def test_hotkey_reads_selection_and_tray_follows_state(rig):
+    app = started(rig)
+    rig.clip.data["primary"] = "one two three four"
+    rig.parts.hotkeys.press("read")
+    _wait(lambda: app.state is AppState.SPEAKING)
+    _wait(lambda: app.state is AppState.IDLE)
+    assert rig.pipeline.texts == ["one two three four"]
+    st = app.status()
+    assert st["last"]["pressed"] <= st["last"]["selection_read"] <= st["last"]["submitted"]
+
+
+def test_nothing_selected_notifies_and_keeps_running(rig):
+    app = started(rig)
+    rig.parts.hotkeys.press("read")
+    _wait(lambda: rig.parts.notifier.sent)
+    assert rig.parts.notifier.sent[0][0] == "Nothing to read"
+    assert app.state is AppState.IDLE
+    app.dispatch("read", ["still works"])
+    _wait(lambda: rig.pipeline.texts == ["still works"])
+
+
+def test_read_before_ready_is_refused_with_a_message(rig):
+    rig.app = app = rig.make()
+    with pytest.raises(TrayReaderError, match="still loading"):
+        app.dispatch("read", ["early"])
+    assert app.state is AppState.WARMING
+
+
+def test_queue_appends_now_replaces_stop_clears(rig):
+    app = started(rig)
+    rig.gate.clear()  # hold synthesis so the queue can be seen
+    app.dispatch("read", ["first a b c"])
+    _wait(lambda: rig.pipeline.texts == ["first a b c"])
+    app.dispatch("queue", ["second"])
+    app.dispatch("queue", ["third"])
+    assert app.status()["queue"] == 2
+    app.dispatch("read", ["now"])  # replaces the playing one and the queue
+    assert app.status()["queue"] == 1
+    rig.gate.set()
+    _wait(lambda: rig.pipeline.texts[-1] == "now")
+    assert rig.pipeline.texts == ["first a b c", "now"]
+    rig.gate.clear()
+    app.dispatch("read", ["x y"])
+    app.dispatch("queue", ["z"])
+    app.dispatch("stop", [])
+    assert app.status()["queue"] == 0
+    rig.gate.set()
+    _wait(lambda: app.state is AppState.IDLE)
+    assert "z" not in rig.pipeline.texts
+
+
+def test_pause_resume_toggle(rig):
+    app = started(rig)
+    app.dispatch("read", [" ".join(["word"] * 30)])  # 3 s of audio
+    _wait(lambda: rig.parts.player.status.state.value == "speaking")
+    app.dispatch("pause", [])
+    assert app.state is AppState.PAUSED
+    app.dispatch("toggle", [])
+    _wait(lambda: app.state is AppState.SPEAKING)
+    app.dispatch("toggle", [])
+    assert app.state is AppState.PAUSED
+    app.dispatch("resume", [])
+    assert app.state is AppState.SPEAKING
+    app.dispatch("stop", [])
+    _wait(lambda: app.state is AppState.IDLE)
+
+
+def test_pause_before_the_first_audio_is_kept(rig):
+    app = started(rig)
+    rig.gate.clear()
+    app.dispatch("read", ["a b c d e f"])
+    _wait(lambda: rig.pipeline.texts)
+    app.dispatch("pause", [])
+    assert app.state is AppState.PAUSED
+    rig.gate.set()
+    _wait(lambda: rig.parts.player.status.state.value == "paused")
+    app.dispatch("resume", [])
+    _wait(lambda: app.state is AppState.IDLE)
+
+
+def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
+    app = started(rig)
+    rig.pipeline.hold_after = 1
+    app.dispatch("read", ["a b c d"])
+    _wait(lambda: rig.pipeline.used)
+    app.dispatch("voice", ["bf_emma"])
+    app.dispatch("speed", ["1.5"])
+    rig.pipeline.hold_after = None
+    rig.gate.set()
+    _wait(lambda: app.state is AppState.IDLE)
+    assert rig.pipeline.used[0] == (0.0, 1.0) and rig.pipeline.used[-1] == (2.0, 1.5)
+    loaded = config.load(rig.settings)
+    assert loaded.settings.voice == "bf_emma" and loaded.settings.speed == 1.5
+    with pytest.raises(VoiceError, match="Available: af_heart"):
+        app.dispatch("voice", ["nobody"])
+    with pytest.raises(TrayReaderError, match="0.5 to 2.0"):
+        app.dispatch("speed", ["fast"])
+    assert app.status()["voice"] == "bf_emma"
+
+
+def test_settings_file_changes_apply_while_running(rig):
+    app = started(rig)
+    text = rig.settings.read_text()
+    rig.settings.write_text(
+        text.replace("# volume = 1.0", "volume = 0.25").replace("# voice =", 'voice = "am_adam" #')
+        + 'queue = "ctrl+alt+r"\npause = "ctrl+alt+k"\n'
+    )
+    app.reload_settings()
+    assert rig.parts.player.volume == 0.25
+    assert app.status()["voice"] == "am_adam"
+    assert rig.parts.hotkeys.bindings == {
+        "read": "<ctrl>+<alt>+r",
+        "pause": "<ctrl>+<alt>+k",
+        "stop": "<ctrl>+<alt>+s",
+    }
+    assert any("hotkeys.queue" in p and "already used by hotkeys.read" in p for p in app.status()["problems"])
+    assert any("settings" in s for s, _ in rig.parts.notifier.sent)
+
+
+def test_broken_settings_file_starts_with_defaults_and_says_so(rig, capsys):
+    rig.settings.write_text("voice = [oops\n")
+    app = started(rig)
+    assert app.settings == config.Settings()
+    assert "not valid TOML" in capsys.readouterr().err
+    assert rig.parts.notifier.sent and str(rig.settings) in rig.parts.notifier.sent[0][1]
+    assert app.state is AppState.IDLE
+
+
+def test_unknown_voice_in_settings_falls_back(rig):
+    rig.settings.write_text('voice = "ghost"\n')
+    app = started(rig)
+    assert app.status()["voice"] == "af_heart"
+    assert any("ghost" in p for p in app.status()["problems"])
+
+
+def test_tray_menu_actions_and_quit(rig):
+    rig.app = app = rig.make()
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (app.run(), done.set()), daemon=True)
+    worker.start()
+    tray: MemoryTray = rig.parts.tray
+    _wait(tray.running.is_set)
+    _wait(app.worker.ready.is_set)
+    tray.choose("speed", "1.25")
+    tray.choose("voice", "am_adam")
+    _wait(lambda: app.status()["speed"] == 1.25 and app.status()["voice"] == "am_adam")
+    _wait(lambda: tray.shown and tray.shown.voice == "am_adam" and tray.shown.voices == FakeVoices.NAMES)
+    tray.choose("settings")
+    _wait(lambda: rig.opened == [rig.settings])
+    rig.clip.data["primary"] = "from the menu"
+    tray.choose("read")
+    _wait(lambda: rig.pipeline.texts == ["from the menu"])
+    _wait(lambda: tray.states[-1] == "idle" and "speaking" in tray.states)
+    t0 = time.monotonic()
+    tray.choose("quit")
+    assert done.wait(5)
+    print(f"quit took {time.monotonic() - t0:.3f} s")
+    leftover = [
+        t.name for t in threading.enumerate() if t.name in ("app-actions", "control-socket", "settings-watch")
+    ]
+    assert not leftover

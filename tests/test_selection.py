@@ -1,0 +1,85 @@
+"""Getting the selected text: order of sources, copy-and-restore, real X11 selections."""
+
+from __future__ import annotations
+
+import pytest
+
+from tray_reader import selection
+from tray_reader.errors import SelectionError
+from tray_reader.selection import DesktopSelection, MemoryClipboard
+
+
+def reader(
+    clip: MemoryClipboard, copy_and_restore: bool = False, has_primary: bool = True
+) -> DesktopSelection:
+    return DesktopSelection(clip, lambda: copy_and_restore, send_copy=clip.send_copy, has_primary=has_primary)
+
+
+@pytest.mark.parametrize(
+    ("primary", "clipboard", "on_copy", "copy_and_restore", "expected"),
+    [
+        ("selected", "clip", "copied", True, "selected"),  # PRIMARY first
+        ("", "clip", None, False, "clip"),  # else the clipboard
+        ("  \n", "clip", None, False, "clip"),  # blank PRIMARY counts as nothing
+        ("", "clip", "copied", True, "copied"),  # copy-and-restore before the old clipboard
+        ("", "clip", None, True, "clip"),  # the app did not copy: the clipboard
+        ("", "", "copied", True, "copied"),
+    ],
+)
+def test_sources_in_order(primary, clipboard, on_copy, copy_and_restore, expected):
+    clip = MemoryClipboard(primary, clipboard, on_copy)
+    assert reader(clip, copy_and_restore).read() == expected
+
+
+def test_copy_and_restore_puts_the_previous_clipboard_back(monkeypatch):
+    monkeypatch.setattr(selection, "COPY_TIMEOUT", 0.05)
+    clip = MemoryClipboard("", "user's text", on_copy="the selection")
+    assert reader(clip, True).read() == "the selection"
+    assert clip.data["clipboard"] == "user's text"
+
+
+def test_copy_and_restore_restores_even_when_sending_fails():
+    clip = MemoryClipboard("", "user's text")
+
+    def broken() -> None:
+        raise SelectionError("no keyboard")
+
+    sel = DesktopSelection(clip, lambda: True, send_copy=broken)
+    with pytest.raises(SelectionError):
+        sel.read()
+    assert clip.data["clipboard"] == "user's text"
+
+
+def test_without_primary_selection_it_is_not_read():
+    clip = MemoryClipboard("stale primary", "clip")
+    assert reader(clip, has_primary=False).read() == "clip"
+
+
+def test_nothing_selected_says_what_to_do():
+    with pytest.raises(SelectionError, match="select some text"):
+        reader(MemoryClipboard()).read()
+
+
+@pytest.mark.parametrize(
+    ("env", "kind"),
+    [({"WAYLAND_DISPLAY": "wayland-0"}, "wayland"), ({"DISPLAY": ":1"}, "x11"), ({}, "none")],
+)
+def test_session_type(monkeypatch, env, kind):
+    for k in ("WAYLAND_DISPLAY", "DISPLAY", "XDG_SESSION_TYPE"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert selection.session_type() == kind
+
+
+@pytest.mark.desktop
+@pytest.mark.parametrize("tool", [selection.XselClipboard, selection.XclipClipboard])
+def test_real_x11_selections(desktop, monkeypatch, tool):
+    monkeypatch.setenv("DISPLAY", desktop.display)
+    clip = tool()
+    clip.write("primary", "Primary text ünïcode")
+    assert clip.read("primary") == "Primary text ünïcode"
+    clip.clear("primary")
+    assert clip.read("primary") == ""
+    clip.write("clipboard", "clipboard text")
+    assert DesktopSelection(clip, lambda: False).read() == "clipboard text"
