@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from tray_reader.speech import letter_sounds
 from tray_reader.speech.engine import MAX_PHONEME_IDS
-from tray_reader.speech.frontend import FIRST_CHUNK_CHARS, MAX_CHUNK_IDS, PAUSES, TextFrontEnd
+from tray_reader.speech.frontend import (
+    FIRST_CHUNK_CHARS,
+    MAX_CHUNK_IDS,
+    PAUSES,
+    TextFrontEnd,
+    summarize_skipped,
+)
 from tray_reader.speech.split import Boundary
 
 
@@ -183,3 +189,9 @@ def test_unknown_words_are_still_spoken(phonemizer, word):
 )
 def test_letter_sound_rules(word, phonemes):
     assert letter_sounds.guess(word) == phonemes
+
+
+def test_skipped_summary_is_one_short_line():
+    assert summarize_skipped(["Привет мир", "中文"]) == "Привет мир; 中文"
+    many = summarize_skipped(["ж" * 100] + ["x"] * 20, most=3, width=5)
+    assert many == "жжжжж…; x; x … and 18 more"

@@ -9,7 +9,7 @@ import numpy as np
 
 from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.speech.frontend import TextFrontEnd, summarize_skipped
 from tray_reader.speech.g2p import EnglishPhonemizer
 from tray_reader.speech.lexicon import Lexicon
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
@@ -30,12 +30,12 @@ def _nothing_readable(skipped: list[str]) -> TextInputError:
 
 
 def _skipped_note(skipped: list[str]) -> str:
-    return f" Skipped: {'; '.join(skipped)}" if skipped else ""
+    return f" Skipped: {summarize_skipped(skipped)}" if skipped else ""
 
 
 def _report_skipped(skipped: list[str]) -> None:
     if skipped:
-        print(f"skipped: {'; '.join(skipped)}", file=sys.stderr)
+        print(f"skipped: {summarize_skipped(skipped)}", file=sys.stderr)
 
 
 def show_text(text: str) -> Iterator[str]:

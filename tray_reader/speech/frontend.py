@@ -48,6 +48,13 @@ PAUSES = {
 with a short natural tail, so these are additions to it."""
 
 
+def summarize_skipped(skipped: list[str], most: int = 8, width: int = 30) -> str:
+    """One line for a user: the first few skipped snippets, shortened, and how many more."""
+    shown = [f"{s[:width]}…" if len(s) > width else s for s in skipped[:most]]
+    more = f" … and {len(skipped) - most} more" if len(skipped) > most else ""
+    return "; ".join(shown) + more
+
+
 class TextFrontEnd:
     """Normalises text, splits it into sentences and chunks, and phonemises each chunk."""
 
