@@ -85,6 +85,8 @@ class EnrollResult:
     """The voice pack, float32 [510, 1, 256]."""
     best: Candidate
     """The recipe of `pack`."""
+    initial: Candidate
+    """The recipe of the initial top-k blend."""
     similarity: float
     """Encoder cosine similarity of the voice's speech to the recording."""
     initial_similarity: float
@@ -254,6 +256,7 @@ def match(
     return EnrollResult(
         pack=build_pack(best),
         best=best,
+        initial=initial,
         similarity=best_sim,
         initial_similarity=initial_sim,
         nearest_stock=nearest,
