@@ -184,6 +184,8 @@ def test_unknown_words_are_still_spoken(phonemizer, word):
         ("knish", "nˈɪʃ"),
         ("cathedral", "kˈæθədɹəl"),
         ("zorbalax", "zˈɔɹbələks"),
+        ("cetera", "sˈɛtəɹə"),
+        ("go", "ɡˈO"),
         ("'-", ""),
     ],
 )

@@ -88,7 +88,9 @@ def _single_vowel(word: str, i: int) -> str:
     rest = word[i + 1 :]
     if letter == "y" and i == 0:
         return "j"
-    if not rest:  # open final syllable: "go", "hi", "sky"; a final -y after more is "-ee"
+    if not rest:  # open final syllable: "go", "hi", "sky"; final -y after more is "-ee", -a is schwa
+        if letter == "a" and i > 0:
+            return "ə"
         return "i" if letter == "y" and i > 1 else _LONG[letter] if letter != "e" else "i"
     if re.fullmatch(r"[bcdfgklmnpstvz]e", rest):  # magic e: "tape", "kube"
         return _LONG[letter]
