@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -325,6 +326,16 @@ def test_copy_and_restore_keeps_the_clipboard(tray_daemon: Daemon, desktop: Desk
         app.wait(5)
 
 
+def test_doctor_reports_the_desktop_and_the_daemon(tray_daemon: Daemon):
+    r = tray_daemon.cli("doctor", timeout=60)
+    print(r.stdout)
+    out = r.stdout
+    assert "session: x11" in out and "tray backend: pystray gtk" in out
+    assert "clipboard tools: xsel, xclip" in out
+    assert "Kokoro model (4 packages): ok" in out and "CPUExecutionProvider" in out
+    assert "audio output:" in out and "daemon: running" in out
+
+
 def test_second_instance_forwards_and_exits(tray_daemon: Daemon):
     r = tray_daemon.cli("run", timeout=20)
     print(r.stdout, r.stderr)
@@ -364,8 +375,15 @@ def test_quit_stops_quickly_and_cleanly(tray_daemon: Daemon):
 
 
 def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
 
 
 def test_sigterm_stops(desktop: Desktop, pulse, tmp_path):

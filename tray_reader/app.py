@@ -545,13 +545,17 @@ def _real_player(settings: config.Settings) -> PlayerSink:
 
 
 def _enroll_hook() -> Callable[[], None] | None:
-    """The voices package's tray entry point for enrolment, if it has one."""
-    try:
-        module = importlib.import_module("tray_reader.voices.enroll")
-    except ImportError:
-        return None
-    hook = getattr(module, "enroll_from_tray", None)
-    return hook if callable(hook) else None
+    """The voices package's tray entry point for enrolment (`enroll_from_tray()`, taking
+    no arguments), if it has one; without it the menu has no "Enroll voice…"."""
+    for name in ("tray_reader.voices.commands", "tray_reader.voices.enroll"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        hook = getattr(module, "enroll_from_tray", None)
+        if callable(hook):
+            return hook
+    return None
 
 
 def _xdg_open(path: Path) -> None:
