@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from tray_reader.speech.number_reading import ENDS_SENTENCE, read_numbers
+from tray_reader.speech.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
 
 MAX_WORD_CHARS = 50
 """Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.
@@ -330,7 +330,6 @@ _SYMBOLS = [
     (re.compile(r"\s*÷\s*"), " divided by "),
     (re.compile(r"\s*±\s*"), " plus or minus "),
     (re.compile(r"§\s*"), " section "),
-    (re.compile(r"#(?=\w)"), " number "),
     (re.compile(r"\band/or\b"), "and or"),
     (re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])"), " or "),
     (re.compile(r"\s*(?:\u2014|\u2013|--+|\s-\s)\s*"), ", "),
@@ -369,5 +368,6 @@ def normalize(text: str, skipped: list[str] | None = None) -> str:
     text = drop_overlong_words(text, skipped)
     text = expand_abbreviations(text)
     text = read_numbers(text)
+    text = read_roman_numerals(text)
     text = read_symbols(text)
     return tidy_spacing(text)

@@ -68,6 +68,11 @@ def _phone(m: re.Match[str]) -> str:
 _AMPM = r"(?:\s?([AaPp])\.?\s?[Mm]\b\.?)"
 _TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)(?::([0-5]\d))?" + _AMPM + "?")
 _HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])" + _AMPM)
+_DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)()" + _AMPM)
+"""British '9.30 pm' (only with am/pm: otherwise it is a decimal)."""
+_TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)")
+_TIMES = re.compile(r"\b(\d+(?:\.\d+)?)x\b")
+"""'2x faster'."""
 
 
 def _ampm(m: re.Match[str], letter: str | None) -> str:
@@ -269,10 +274,13 @@ def read_numbers(text: str) -> str:
     """Money, phone numbers, times, dates, units, percentages, years, ordinals, decimals."""
     if not re.search(r"\d", text):
         return text
+    text = _TIME_RANGE.sub(" to ", text)
+    text = re.sub(r"#(?=\d)", "number ", text)
     for rx, sub in (
         (_CURRENCY, _money),
         (_PHONE, _phone),
         (_TIME, _time),
+        (_DOTTED_TIME, _time),
         (_HOUR_AMPM, _hour),
         (_ISO_DATE, _iso_date),
         (_DAY_MONTH_YEAR, _day_month_year),
@@ -288,6 +296,7 @@ def read_numbers(text: str) -> str:
     text = _UNIT.sub(_unit, text)
     text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
     text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)
+    text = _TIMES.sub(r"\1 times", text)
     text = _DIGIT_LETTER.sub(" ", text)
     text = _FRACTION.sub(_fraction, text)
     text = _VERSION.sub(lambda m: " point ".join(numwords.number(p) for p in m.group().split(".")), text)
@@ -295,3 +304,35 @@ def read_numbers(text: str) -> str:
     text = _PLAIN.sub(_plain, text)
     # Whatever digits are left (odd shapes like 1.2.3.4.5.6) are read one by one.
     return re.sub(r"\d+", lambda m: f" {numwords.digits(m.group())} ", text)
+
+
+_ROMAN_NUMERAL = r"(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))"
+_COUNTED_ROMAN = re.compile(
+    r"\b(Chapter|Part|Volume|Book|Act|Scene|Phase|Stage|Level|Type|Class|War|Episode|Section|Article"
+    r"|Appendix|Grade|Category|Apollo|Bowl|Mark)\s+" + _ROMAN_NUMERAL + r"\b"
+)
+_REGNAL_ROMAN = re.compile(r"\b([A-Z][a-z]+)\s+" + _ROMAN_NUMERAL + r"\b(?!')")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
+
+
+def _roman_value(numeral: str) -> int:
+    total = largest = 0
+    for c in reversed(numeral):
+        value = _ROMAN_VALUES[c]
+        total += value if value >= largest else -value
+        largest = max(largest, value)
+    return total
+
+
+def _regnal(m: re.Match[str]) -> str:
+    name, numeral = m.groups()
+    # A lone I, V or X after a name is more often a word or a letter ("Malcolm X").
+    if len(numeral) < 2:
+        return m.group()
+    return f"{name} the {numwords.ordinal(_roman_value(numeral))}"
+
+
+def read_roman_numerals(text: str) -> str:
+    """'World War II' -> 'World War two', 'Henry VIII' -> 'Henry the eighth' (I to XXXIX)."""
+    text = _COUNTED_ROMAN.sub(lambda m: f"{m.group(1)} {numwords.cardinal(_roman_value(m.group(2)))}", text)
+    return _REGNAL_ROMAN.sub(_regnal, text)
