@@ -202,7 +202,8 @@ if [ -d "$SOURCE" ]; then
     BUILD_DIR=$(mktemp -d)
     trap 'rm -rf "$BUILD_DIR"' EXIT
     tar -C "$SOURCE" --exclude=.git --exclude=.venv --exclude=build --exclude=dist \
-        --exclude='*.egg-info' --exclude=__pycache__ --exclude=.pytest_cache -cf - . \
+        --exclude='*.egg-info' --exclude=__pycache__ --exclude=.mypy_cache \
+        --exclude=.ruff_cache --exclude=.hypothesis --exclude=test-artifacts --exclude=.pytest_cache -cf - . \
         | tar -C "$BUILD_DIR" -xf -
     echo "Installing tray-reader from $SOURCE"
     pip_install "$BUILD_DIR$EXTRAS"

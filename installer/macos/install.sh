@@ -65,7 +65,8 @@ if [ -d "$SOURCE" ]; then
     BUILD_DIR=$(mktemp -d)
     trap 'rm -rf "$BUILD_DIR"' EXIT
     tar -C "$SOURCE" --exclude=.git --exclude=.venv --exclude=build --exclude=dist \
-        --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$BUILD_DIR" -xf -
+        --exclude='*.egg-info' --exclude=__pycache__ --exclude=.mypy_cache \
+        --exclude=.ruff_cache --exclude=.hypothesis --exclude=test-artifacts -cf - . | tar -C "$BUILD_DIR" -xf -
     pip_install "$BUILD_DIR"
 else
     pip_install "$SOURCE"

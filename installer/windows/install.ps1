@@ -80,7 +80,7 @@ if (Test-Path (Join-Path $Source 'pyproject.toml')) {
     # Build from a copy, so the checkout gets no build\ or egg-info from this install.
     $build = Join-Path ([System.IO.Path]::GetTempPath()) ("tray-reader-build-" + [guid]::NewGuid())
     robocopy (Resolve-Path $Source).Path $build /E /NFL /NDL /NJH /NJS /NP `
-        /XD .git .venv build dist __pycache__ .pytest_cache | Out-Null
+        /XD .git .venv build dist __pycache__ .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts | Out-Null
     if ($LASTEXITCODE -ge 8) { throw "Copying $Source failed (robocopy exit $LASTEXITCODE)" }
     try {
         Write-Host "Installing tray-reader from $Source"
