@@ -1,0 +1,79 @@
+"""`tray-reader say` from the outside: bad input gets a clear message, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile
+
+EXE = os.path.join(os.path.dirname(sys.executable), "tray-reader")
+
+
+def run(*args: str, stdin: bytes | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t  "])
+def test_empty_text_is_a_clear_error(text, tmp_path):
+    result = run("say", "--out", str(tmp_path / "x.wav"), "-", stdin=text.encode())
+    err = result.stderr.decode()
+    assert result.returncode == 2
+    assert "Traceback" not in err and "nothing" in err.lower()
+    assert not (tmp_path / "x.wav").exists()
+
+
+def test_only_unreadable_script_names_what_was_skipped(tmp_path):
+    result = run("say", "--out", str(tmp_path / "x.wav"), "Привет мир 你好世界")
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in err
+    assert "skipped" in err.lower() and "你好世界" in err
+
+
+def test_binary_junk_and_control_characters_read_what_is_readable(tmp_path):
+    rng = np.random.default_rng(7)
+    # binary data: control bytes and invalid UTF-8 (random printable ASCII would just be letters)
+    junk = bytes(rng.choice([*range(0, 32), *range(128, 256)], 4000).astype(np.uint8))
+    payload = junk + b"\x00\x07\x1b[31m Hello there, friend.\x1b[0m\r\n" + junk
+    out = tmp_path / "junk.wav"
+    result = run("say", "--out", str(out), "-", stdin=payload)
+    assert result.returncode == 0, result.stderr.decode()
+    audio, rate = soundfile.read(out, dtype="float32")
+    assert rate == 24_000 and audio.size > rate // 2
+
+
+def test_a_megabyte_of_text_streams_chunks_without_waiting_for_the_whole(tmp_path):
+    sentence = "This is a long text that keeps going, sentence after sentence. "
+    big = tmp_path / "big.txt"
+    big.write_text(sentence * (1_000_000 // len(sentence) + 1))
+    with big.open("rb") as stdin:
+        proc = subprocess.Popen([EXE, "say", "--show-text", "-"], stdin=stdin, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().decode() for _ in range(50)]
+        assert proc.poll() is None  # still working through the rest while the first lines are out
+    finally:
+        proc.stdout.close()  # a closed pipe ends it quietly (no BrokenPipe traceback)
+        proc.wait(timeout=30)
+    assert lines[0].split()[:4] == ["This", "is", "a", "long"]
+    assert all(line.strip() for line in lines)
+
+
+def test_enormous_word_does_not_break_synthesis(tmp_path):
+    out = tmp_path / "long.wav"
+    result = run("say", "--out", str(out), "Before " + "a" * 10_000 + " after.")
+    assert result.returncode == 0, result.stderr.decode()
+    assert "Traceback" not in result.stderr.decode()
+    audio, _ = soundfile.read(out, dtype="float32")
+    assert audio.size > 0
+
+
+def test_unknown_voice_and_bad_speed_are_clear():
+    bad_voice = run("say", "--voice", "zz_nobody", "--out", "/dev/null", "Hi.")
+    assert bad_voice.returncode == 2 and "zz_nobody" in bad_voice.stderr.decode()
+    assert "Traceback" not in bad_voice.stderr.decode()
+    bad_speed = run("say", "--speed", "9", "Hi.")
+    assert bad_speed.returncode == 2 and "0.5" in bad_speed.stderr.decode()
