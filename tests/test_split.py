@@ -25,6 +25,8 @@ from tray_reader.speech.split import Boundary, RawSentence
         ('He said "Stop." Then left.', ['He said "Stop."', "Then left."]),
         ("At 9 a.m. tomorrow we go.", ["At 9 a.m. tomorrow we go."]),
         ("Wait... What?", ["Wait...", "What?"]),
+        ("It is on Elm St. **New** part.", ["It is on Elm St.", "**New** part."]),
+        ("See No. 5 today.", ["See No. 5 today."]),
     ],
 )
 def test_sentences(text, expected):

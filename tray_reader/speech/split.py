@@ -81,12 +81,13 @@ def paragraphs(text: str) -> Iterator[str]:
 def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     word = re.search(r"(\S+?)[.\u2026]*$", text[: m.start() + 1])
     before = word.group(1).lower().lstrip("(\"'") if word else ""
-    if before in _NO_BREAK_AFTER:
-        return False
+    following = text[m.end() : m.end() + 1]
+    if before in _NO_BREAK_AFTER and following.isalnum():
+        return False  # "Dr. Smith", "No. 5"; but "on Elm St. **Next**" ends there
     if len(before) == 1 and before.isalpha() and m.group().startswith("."):
         return False  # an initial: "J. R. R. Tolkien"
     # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
-    return not text[m.end() : m.end() + 1].islower()
+    return not following.islower()
 
 
 def _bounded(sentence: str) -> Iterator[str]:
