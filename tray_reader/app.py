@@ -14,6 +14,7 @@ Threads and what they own:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import importlib
 import logging
@@ -183,6 +184,7 @@ class App:
             self._on_worker_error,
         )
         self._server: control.ControlServer | None = None
+        self._wakeup: tuple[socket.socket, socket.socket] | None = None
 
     # -- voice and speed (read by the worker before every chunk) ----------------------------
     def _current_voice(self) -> tuple[np.ndarray, float]:
@@ -364,7 +366,7 @@ class App:
             config.save_values(self.settings_file, **values)
         except OSError as e:
             raise ControlError(f"Changed, but could not save it to {self.settings_file}: {e}") from e
-        self.settings = config.Settings(**{**self.settings.__dict__, **values})
+        self.settings = dataclasses.replace(self.settings, **values)
         self._mtime = self._settings_mtime()
 
     # -- hotkeys and menu -------------------------------------------------------------------
@@ -511,11 +513,19 @@ class App:
             self._server.stop()
         with contextlib.suppress(queue.Full):
             self._actions.put_nowait(None)
-        self.worker.shutdown(timeout=0.5)
+        # The worker is a daemon thread: if it is inside a model run (or still loading),
+        # waiting longer would only delay the exit; the player drops what it still gets.
+        self.worker.shutdown(timeout=0.2)
         self.parts.player.close()
+        if self._wakeup is not None:
+            if threading.current_thread() is threading.main_thread():
+                signal.set_wakeup_fd(-1)
+            for s in reversed(self._wakeup):
+                s.close()  # the write end first: EOF ends the app-signals thread
+        deadline = time.monotonic() + 0.3
         for t in self._threads:
             if t is not threading.current_thread():
-                t.join(0.3)
+                t.join(max(0.0, deadline - time.monotonic()))
 
     def _install_signal_wakeup(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -531,8 +541,8 @@ class App:
 
         def wait_for_signal() -> None:
             with contextlib.suppress(OSError):
-                rsock.recv(1)
-            self.quit()
+                if rsock.recv(1):
+                    self.quit()
 
         self._spawn(wait_for_signal, "app-signals")
 
