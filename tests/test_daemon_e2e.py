@@ -153,6 +153,42 @@ def test_tray_menu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
     tray_daemon.cli("ctl", "stop")
 
 
+def test_voice_submenu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
+    before = tray_daemon.status()["voice"]
+    wid, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
+    known = set(_mapped_windows(desktop))
+    desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
+    desktop.xdotool("click", "3")
+    menu = _wait_for(lambda: _new_menu(desktop, known), 10, "the tray menu")
+    known.add(menu[0])
+    mx, my, mw, mh = menu[1:]
+    # Hover down the menu until a submenu opens: the first one is Voice.
+    submenu = None
+    for row in range(my + 6, my + mh, 12):
+        desktop.xdotool("mousemove", str(mx + mw // 2), str(row))
+        time.sleep(0.35)
+        submenu = _new_menu(desktop, known)
+        if submenu:
+            break
+    assert submenu, "no submenu opened while hovering over the menu"
+    time.sleep(0.3)
+    print(f"\nvoice submenu {submenu}; screenshot {desktop.screenshot('tray-menu-voice.png')}")
+    sx, sy, sw, sh = submenu[1:]
+    assert sh > 200, "the Voice submenu should list every voice"
+    # The second row is a voice other than the first.
+    desktop.xdotool("mousemove", str(sx + sw // 2), str(sy + 6 + 12))
+    time.sleep(0.2)
+    desktop.xdotool("mousemove", str(sx + sw // 2), str(sy + 6 + 25 + 12))
+    time.sleep(0.2)
+    desktop.xdotool("click", "1")
+    chosen = _wait_for(
+        lambda: (v := tray_daemon.status()["voice"]) != before and v, 10, "the voice to change"
+    )
+    print(f"voice {before} -> {chosen} from the menu")
+    assert f'voice = "{chosen}"' in tray_daemon.settings.read_text()
+    assert tray_daemon.cli("ctl", "voice", before).returncode == 0
+
+
 def _mapped_windows(desktop: Desktop) -> list[str]:
     tree = subprocess.run(
         ["xwininfo", "-root", "-children"], env=desktop.env, capture_output=True, text=True, timeout=10
