@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -148,7 +149,7 @@ def stock_pack(name: str) -> np.ndarray:
 def verify_all() -> list[tuple[str, str]]:
     """Check every model file; returns (what, 'ok' or the problem) rows for `doctor`."""
     rows: list[tuple[str, str]] = []
-    checks = [
+    checks: list[tuple[str, Callable[[], object]]] = [
         ("Kokoro model (4 packages)", kokoro_model_bytes),
         ("speaker embedder", embedder_model_path),
         ("vocab", vocab),

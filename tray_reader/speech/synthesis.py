@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator
 
@@ -10,6 +11,8 @@ import numpy as np
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+
+log = logging.getLogger(__name__)
 
 VoiceSource = Callable[[], tuple[np.ndarray, float]]
 """Returns the current (voice pack, speed); read before every chunk."""
@@ -73,19 +76,30 @@ class Synthesizer:
             yield AudioChunk(pause, chunk.sentence)
 
 
-def load_synthesizer(threads: int | None, warm_pack: np.ndarray) -> Synthesizer:
+def load_synthesizer(
+    threads: int | None, warm_pack: np.ndarray, on_warning: Callable[[str], None] | None = None
+) -> Synthesizer:
     """Build the pipeline and warm it: the model session and the phonemiser load in
     parallel (both spend most of their time outside the GIL), then one short run warms
     the session and the phonemiser's first call."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from tray_reader.errors import ConfigError
     from tray_reader.speech.g2p import EnglishPhonemizer
+    from tray_reader.speech.lexicon import Lexicon
+
+    try:
+        lexicon = Lexicon.user()
+    except ConfigError as e:
+        # A broken lexicon must not stop the reader: speak without it and say why.
+        (on_warning or log.warning)(f"{e} (reading without your lexicon)")
+        lexicon = Lexicon.empty()
 
     with ThreadPoolExecutor(2) as pool:
         engine_future = pool.submit(KokoroEngine.load, threads)
         phonemizer = EnglishPhonemizer()
         engine = engine_future.result()
-    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    synth = Synthesizer(TextFrontEnd(phonemizer, lexicon), engine)
     for _ in synth.stream("Ready to read, warming up.", fixed_voice(warm_pack)):
         pass
     engine.warm_up(warm_pack)
