@@ -583,13 +583,24 @@ def _xdg_open(path: Path) -> None:
 def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
     from tray_reader.hotkeys import PynputHotkeys
     from tray_reader.notify import DBusNotifier
-    from tray_reader.selection import DesktopSelection, desktop_clipboard, session_type
+    from tray_reader.selection import (
+        Clipboard,
+        DesktopSelection,
+        UnavailableClipboard,
+        desktop_clipboard,
+        session_type,
+    )
     from tray_reader.speech.synthesis import load_synthesizer
     from tray_reader.tray import PystrayTray
 
+    try:
+        clipboard: Clipboard = desktop_clipboard()
+    except SelectionError as e:
+        print(f"tray-reader: {e}", file=sys.stderr)
+        clipboard = UnavailableClipboard(str(e))
     return Parts(
         player=_real_player(settings),
-        selection=DesktopSelection(desktop_clipboard(), copy_and_restore),
+        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=session_type() != "none"),
         hotkeys=PynputHotkeys() if session_type() == "x11" or sys.platform != "linux" else _NoHotkeys(),
         tray=PystrayTray(),
         notifier=DBusNotifier(),
@@ -623,6 +634,14 @@ def run_daemon(settings_file: Path | None = None) -> int:
         reply = forward(sock, "status", [])
         print(f"tray-reader is already running (pid {reply.get('pid')}, {reply.get('state')}).")
         return 0
+    from tray_reader.selection import session_type
+
+    if sys.platform.startswith("linux") and session_type() == "none":
+        lock.release()
+        raise TrayReaderError(
+            "No desktop session (DISPLAY and WAYLAND_DISPLAY are unset): the tray needs one. "
+            "Start tray-reader from your desktop, or use `tray-reader say` in a terminal."
+        )
     try:
         holder: dict[str, App] = {}
         loaded = config.load(settings_file)

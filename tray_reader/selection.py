@@ -60,6 +60,22 @@ class MemoryClipboard:
             self.data["clipboard"] = self.on_copy
 
 
+class UnavailableClipboard:
+    """Stands in when no clipboard tool is installed: every use says what to install."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def read(self, which: str) -> str:
+        raise SelectionError(self.message)
+
+    def write(self, which: str, text: str) -> None:
+        raise SelectionError(self.message)
+
+    def clear(self, which: str) -> None:
+        raise SelectionError(self.message)
+
+
 def _run(argv: list[str], stdin: str | None = None) -> str:
     # Writers fork a child that keeps serving the selection; it must not inherit our
     # stdout pipe, or run() would wait for it to exit.

@@ -7,6 +7,7 @@ The menu is built from a `TrayModel` snapshot the app provides; choosing an item
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,6 +114,17 @@ def icon_image(state: str) -> Any:
     return img
 
 
+def gtk_available() -> bool:
+    try:
+        import gi
+
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk  # noqa: F401
+    except (ImportError, ValueError):
+        return False
+    return True
+
+
 def speed_label(speed: float) -> str:
     return f"{speed:g}×"
 
@@ -127,9 +139,15 @@ class PystrayTray:
         self._stopped = threading.Event()
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
-        if os.name == "posix" and "PYSTRAY_BACKEND" not in os.environ:
+        if sys.platform.startswith("linux") and "PYSTRAY_BACKEND" not in os.environ:
             # The xorg backend has no menu; gtk (PyGObject) has one.
-            os.environ["PYSTRAY_BACKEND"] = "gtk"
+            os.environ["PYSTRAY_BACKEND"] = "gtk" if gtk_available() else "xorg"
+            if not gtk_available():
+                print(
+                    "tray-reader: PyGObject/GTK 3 is missing, so the tray icon has no menu "
+                    "(use `tray-reader ctl`); see `tray-reader doctor` for the fix.",
+                    file=sys.stderr,
+                )
         import pystray
 
         self._model = model
