@@ -1,0 +1,104 @@
+"""`tray-reader voice …` end to end, as a user runs it (subprocess, data dir in tmp_path)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from tray_reader import model_files
+
+EXE = Path(sys.executable).parent / "tray-reader"
+
+
+def run(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    return subprocess.run(
+        [str(EXE), *args], env=env, input=stdin, capture_output=True, text=True, timeout=600
+    )
+
+
+def user_voices(tmp_path: Path) -> list[str]:
+    out = run(tmp_path, "voice", "list").stdout.splitlines()
+    return [line[2:].split()[0] for line in out if "stock" not in line.split()[1:2]]
+
+
+def test_manage_voices(tmp_path):
+    r = run(tmp_path, "voice", "mix", "warm", "af_sarah:0.6", "bf_emma:0.4")
+    assert r.returncode == 0, r.stderr
+    assert run(tmp_path, "voice", "use", "warm").returncode == 0
+    listing = run(tmp_path, "voice", "list").stdout
+    assert "* warm" in listing and "af_sarah" in listing
+    assert run(tmp_path, "voices").stdout == listing
+    exported = tmp_path / "warm.npz"
+    assert run(tmp_path, "voice", "export", "warm", str(exported)).returncode == 0
+    assert run(tmp_path, "voice", "import", str(exported), "--name", "copy").returncode == 0
+    assert run(tmp_path, "voice", "rename", "copy", "copy2").returncode == 0
+    assert user_voices(tmp_path) == ["copy2", "warm"]
+    assert run(tmp_path, "voice", "remove", "copy2").returncode == 0
+    assert user_voices(tmp_path) == ["warm"]
+    state = json.loads((tmp_path / "data" / "tray-reader" / "state.json").read_text())
+    assert state["voice"] == "warm"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["mix", "m", "af_sarah:0"], "positive"),
+        (["mix", "m", "af_sarah"], "NAME:WEIGHT"),
+        (["mix", "m", "nobody:1"], "Unknown voice"),
+        (["mix", "../m", "af_sarah:1"], "Invalid voice name"),
+        (["use", "nobody"], "Unknown voice"),
+        (["remove", "af_sarah"], "stock voice"),
+        (["import", "/nonexistent.npz"], "no such file"),
+    ],
+)
+def test_errors_are_clear(tmp_path, args, message):
+    r = run(tmp_path, "voice", *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_a_corrupt_voice_does_not_break_listing(tmp_path):
+    assert run(tmp_path, "voice", "mix", "ok", "af_sarah:1").returncode == 0
+    (tmp_path / "data" / "tray-reader" / "voices" / "broken.json").write_text("{")
+    r = run(tmp_path, "voice", "list")
+    assert r.returncode == 0 and "broken" in r.stderr and "ok" in r.stdout
+
+
+def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer):
+    junk = tmp_path / "junk.wav"
+    junk.write_text("hello")
+    r = run(tmp_path, "voice", "add", "me", str(junk), "--yes")
+    assert r.returncode == 2 and "not an audio file" in r.stderr
+
+    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.voices.render import VoiceRenderer
+
+    renderer = VoiceRenderer(engine, TextFrontEnd(phonemizer))
+    text = "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background."
+    audio = renderer.render(model_files.stock_pack("am_adam"), 1.0, [text, text])
+    wav = tmp_path / "me.wav"
+    soundfile.write(str(wav), np.concatenate([np.zeros(12000, np.float32), audio]), 24000)
+    r = run(tmp_path, "voice", "add", "me", str(wav))  # stdin is not a terminal, no --yes
+    assert r.returncode == 2 and "--yes" in r.stderr
+    assert user_voices(tmp_path) == []
+
+    r = run(tmp_path, "voice", "add", "me", str(wav), "--yes", "--budget", "0", "--threads", "2")
+    assert r.returncode == 0, r.stderr
+    assert "similarity to your recording" in r.stdout and "nearest stock voice am_adam" in r.stdout
+    assert "%]" in r.stderr  # progress was shown
+    info = json.loads((tmp_path / "data" / "tray-reader" / "voices" / "me.json").read_text())
+    assert info["consent"] is True and info["kind"] == "enrolled"
+    assert len(info["source_sha256"]) == 64 and info["scores"]["similarity"] > 0.5
+    line = next(x for x in run(tmp_path, "voice", "list").stdout.splitlines() if " me " in x)
+    assert "similarity" in line
+    out = tmp_path / "said.wav"
+    r = run(tmp_path, "say", "--voice", "me", "--out", str(out), "--threads", "2", "Hello.")
+    assert r.returncode == 0, r.stderr
+    assert soundfile.info(str(out)).duration > 0.3
