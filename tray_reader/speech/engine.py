@@ -1,4 +1,12 @@
-"""The Kokoro-82M int8 ONNX engine: a session built by `load()`, warmed explicitly.
+"""The Kokoro-82M int8 ONNX engine: sessions built by `load()`, warmed explicitly.
+
+The verified model is split in memory at the encoder/decoder boundary (see
+``split_model``): part A turns ids into frame features (cheap, ~3 % of the time), part B
+turns frames into audio. ``synthesize`` runs B once over the whole chunk (bit-identical
+to the unsplit model); ``stream`` runs B over growing windows of frames and yields each
+as soon as it is ready, so the first audio of a chunk comes after a fraction of its
+synthesis time (see ``decoder_stream``). If the split fails, the whole model is used and
+``stream`` yields one piece per chunk.
 
 Session options were chosen by measurement on 2 cores (see bench/ and README):
 graph optimisation ALL, intra-op threads = physical cores (2), inter-op 1, and
@@ -7,15 +15,19 @@ spinning off so a busy neighbour process does not stall us.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import onnxruntime as ort
 
 from tray_reader import model_files
+from tray_reader.speech.decoder_stream import WindowPlan, stream_frames
+
+log = logging.getLogger(__name__)
 
 MAX_IDS = 510
 """Most token ids one model run takes, including the two padding zeros."""
@@ -38,42 +50,107 @@ def session_options(threads: int) -> ort.SessionOptions:
     return so
 
 
+def _session(model: bytes, threads: int) -> ort.InferenceSession:
+    return ort.InferenceSession(model, session_options(threads), providers=["CPUExecutionProvider"])
+
+
 @dataclass
 class KokoroEngine:
-    """Holds an onnxruntime session for Kokoro and turns token ids into audio."""
+    """Holds the onnxruntime sessions for Kokoro and turns token ids into audio.
 
-    session: ort.InferenceSession
+    Either ``features`` and ``decoder`` (the split model, streaming) are set, or
+    ``session`` (the whole model, one piece per chunk)."""
+
+    session: ort.InferenceSession | None
     threads: int
+    features: ort.InferenceSession | None = None
+    """Part A: tokens, style, speed -> asr, f0, energy, phase."""
+    decoder: ort.InferenceSession | None = None
+    """Part B: one window of frames -> audio."""
+    plan: WindowPlan = field(default_factory=WindowPlan)
+    """How `stream` cuts a chunk into decoder windows."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
 
     @classmethod
-    def load(cls, threads: int | None = None) -> KokoroEngine:
+    def load(
+        cls, threads: int | None = None, streaming: bool = True, plan: WindowPlan | None = None
+    ) -> KokoroEngine:
+        """Build the sessions from the verified model bytes; ``streaming=False`` keeps the
+        model whole (no windowed decoding)."""
         threads = threads or default_threads()
         t0 = time.perf_counter()
-        session = ort.InferenceSession(
-            model_files.kokoro_model_bytes(), session_options(threads), providers=["CPUExecutionProvider"]
-        )
-        return cls(session=session, threads=threads, load_seconds=time.perf_counter() - t0)
+        model = model_files.kokoro_model_bytes()
+        engine = None
+        if streaming:
+            engine = cls._load_split(model, threads, plan or WindowPlan())
+        if engine is None:
+            engine = cls(session=_session(model, threads), threads=threads)
+        engine.load_seconds = time.perf_counter() - t0
+        return engine
+
+    @classmethod
+    def _load_split(cls, model: bytes, threads: int, plan: WindowPlan) -> KokoroEngine | None:
+        try:
+            from tray_reader.speech.split_model import split
+
+            parts = split(model)
+            features, decoder = _session(parts.features, threads), _session(parts.decoder, threads)
+        except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
+            log.warning(
+                "streaming decoder unavailable (%s: %s); synthesising whole chunks", type(e).__name__, e
+            )
+            return None
+        return cls(session=None, threads=threads, features=features, decoder=decoder, plan=plan)
+
+    @property
+    def streaming(self) -> bool:
+        """True when `stream` yields audio window by window."""
+        return self.decoder is not None
 
     def warm_up(self, pack: np.ndarray) -> None:
         """Run the model on typical input lengths so the first real request is fast."""
         t0 = time.perf_counter()
         for n in (12, 60):
-            self.synthesize(list(range(40, 40 + n)), pack, 1.0)
+            for _ in self.stream(list(range(40, 40 + n)), pack, 1.0):
+                pass
         self.warm_seconds = time.perf_counter() - t0
+
+    def _feeds(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> dict[str, np.ndarray]:
+        if not 0 < len(ids) <= MAX_PHONEME_IDS:
+            raise ValueError(f"a chunk must have 1..{MAX_PHONEME_IDS} ids, got {len(ids)}")
+        return {
+            "tokens": np.array([[0, *ids, 0]], dtype=np.int64),
+            "style": np.ascontiguousarray(pack[len(ids)], dtype=np.float32).reshape(1, 256),
+            "speed": np.array([speed], dtype=np.float32),
+        }
 
     def synthesize(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> np.ndarray:
         """Audio (float32, 24 kHz) for one chunk of phoneme ids (at most MAX_PHONEME_IDS)."""
-        if not 0 < len(ids) <= MAX_PHONEME_IDS:
-            raise ValueError(f"a chunk must have 1..{MAX_PHONEME_IDS} ids, got {len(ids)}")
-        tokens = np.array([[0, *ids, 0]], dtype=np.int64)
-        style = np.ascontiguousarray(pack[len(ids)], dtype=np.float32).reshape(1, 256)
-        out = self.session.run(
-            None, {"tokens": tokens, "style": style, "speed": np.array([speed], dtype=np.float32)}
-        )[0]
+        feeds = self._feeds(ids, pack, speed)
+        if self.session is not None:
+            out = self.session.run(None, feeds)[0]
+        else:
+            assert self.features is not None and self.decoder is not None
+            asr, f0, energy, _ = self.features.run(None, feeds)
+            offset = np.zeros((1, 1, 9), np.float32)
+            out = self.decoder.run(
+                None,
+                {"asr": asr, "f0": f0, "energy": energy, "style": feeds["style"], "phase_offset": offset},
+            )[0]
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
     def stream(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> Iterator[np.ndarray]:
-        """Audio for one chunk, yielded in pieces as they become available."""
-        yield self.synthesize(ids, pack, speed)
+        """Audio for one chunk, yielded in pieces as they are made (24 kHz float32).
+
+        The work is done lazily: a consumer that stops iterating (cancellation) stops
+        the decoding before the next window."""
+        if self.decoder is None or self.features is None:
+            yield self.synthesize(ids, pack, speed)
+            return
+        feeds = self._feeds(ids, pack, speed)
+        asr, f0, energy, phase = self.features.run(None, feeds)
+        decoder = self.decoder
+        yield from stream_frames(
+            lambda window: decoder.run(None, window)[0], asr, f0, energy, phase, feeds["style"], self.plan
+        )

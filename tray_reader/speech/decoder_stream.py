@@ -1,0 +1,98 @@
+"""Run Kokoro's decoder (part B of ``split_model``) over windows of frames, yielding audio early.
+
+Each window is decoded with ``context`` extra frames on both sides; the audio of those
+context frames is thrown away except for a short cross-fade with the previous window.
+The sine source's phase is carried across windows exactly (``phase_offset``); what
+remains different from a whole-chunk run is the decoder's instance norms, which see
+only the window, and convolution edges inside the context. Window sizes, context and
+cross-fade were chosen by measurement (bench/bench_speech.py --seams).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from tray_reader.speech.split_model import FRAME_SAMPLES
+
+Decode = Callable[[dict[str, np.ndarray]], np.ndarray]
+"""Runs part B on one window's inputs and returns its audio."""
+
+
+@dataclass(frozen=True)
+class WindowPlan:
+    """How a chunk's frames are cut into decoder windows (1 frame = 25 ms of audio)."""
+
+    first_frames: int = 12
+    """Frames in the first window: small, so the first audio comes quickly."""
+    frames: int = 60
+    """Frames in each later window; bounds the decoder's memory per run."""
+    growth: float = 2.0
+    """Each window may be this many times the previous one, up to ``frames``."""
+    context: int = 8
+    """Extra frames decoded on each side of a window and then dropped."""
+    crossfade: int = 1200
+    """Samples over which consecutive windows are blended (linear); at most context x 600."""
+
+    def __post_init__(self) -> None:
+        if self.first_frames < 1 or self.frames < self.first_frames or self.context < 0:
+            raise ValueError(f"bad window plan {self}")
+        if self.crossfade > self.context * FRAME_SAMPLES:
+            raise ValueError("the cross-fade must fit inside the left context")
+
+
+def windows(n_frames: int, plan: WindowPlan) -> list[tuple[int, int]]:
+    """[start, end) frame ranges covering 0..n_frames."""
+    out: list[tuple[int, int]] = []
+    start, size = 0, plan.first_frames
+    while start < n_frames:
+        end = min(n_frames, start + size)
+        if start and n_frames - end < plan.frames // 2:
+            # A short last window would be mostly trailing silence, which its instance
+            # norms would amplify: give it to this window instead.
+            end = n_frames
+        out.append((start, end))
+        start = end
+        size = min(plan.frames, int(size * plan.growth))
+    return out
+
+
+def stream_frames(
+    decode: Decode,
+    asr: np.ndarray,
+    f0: np.ndarray,
+    energy: np.ndarray,
+    phase: np.ndarray,
+    style: np.ndarray,
+    plan: WindowPlan,
+) -> Iterator[np.ndarray]:
+    """Audio of one chunk, window by window; the pieces concatenated are the whole chunk."""
+    n = asr.shape[2]
+    fade_in = np.linspace(0.0, 1.0, plan.crossfade + 2, dtype=np.float32)[1:-1]
+    tail: np.ndarray | None = None
+    for start, end in windows(n, plan):
+        a, b = max(0, start - plan.context), min(n, end + plan.context)
+        offset = phase[:, 2 * a - 1 : 2 * a, :] if a > 0 else np.zeros((1, 1, phase.shape[2]), np.float32)
+        audio = decode(
+            {
+                "asr": np.ascontiguousarray(asr[:, :, a:b]),
+                "f0": np.ascontiguousarray(f0[:, 2 * a : 2 * b]),
+                "energy": np.ascontiguousarray(energy[:, 2 * a : 2 * b]),
+                "style": style,
+                "phase_offset": np.ascontiguousarray(offset),
+            }
+        ).reshape(-1)
+        lo, hi = (start - a) * FRAME_SAMPLES, (end - a) * FRAME_SAMPLES
+        piece = audio[lo:hi]
+        if tail is not None:
+            head = audio[lo - tail.size : lo]
+            blended = tail * (1.0 - fade_in) + head * fade_in
+            piece = np.concatenate([blended, piece])
+        if end < n and plan.crossfade:
+            tail = piece[piece.size - plan.crossfade :].copy()
+            piece = piece[: piece.size - plan.crossfade]
+        else:
+            tail = None
+        yield np.ascontiguousarray(piece, dtype=np.float32)

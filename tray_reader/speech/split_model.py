@@ -1,0 +1,177 @@
+"""Split the Kokoro graph at the encoder/decoder boundary, in memory, for streaming.
+
+Part A (text encoder, prosody and duration predictor, alignment) maps
+``tokens, style, speed`` to the decoder's frame-level inputs:
+
+- ``asr``    float32 [1, 512, F]  aligned text features, one column per frame,
+- ``f0``     float32 [1, 2F]      pitch curve (two values per frame),
+- ``energy`` float32 [1, 2F]      the ``N`` (energy) curve,
+- ``phase``  float32 [1, 2F, 9]   the sine source's running phase (cycles / 300),
+  a cumulative sum over the whole chunk, so that windows of part B can continue it.
+
+Part B (decoder and iSTFT-Net generator) maps ``asr, f0, energy, style`` plus a
+``phase_offset`` [1, 1, 9] to ``audio``: ``FRAME_SAMPLES`` samples per frame of ``asr``.
+Running part B on a window of frames with the phase offset of its first frame gives
+the same sine source as the whole-chunk run; only the decoder's instance norms (which
+normalise over the window) and the convolutions' edges differ, which context frames
+and cross-fades hide (see ``decoder_stream``).
+
+Both parts are derived from the verified model bytes each time; nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import onnx
+from onnx import TensorProto, helper
+
+FRAME_SAMPLES = 600
+"""Output samples per frame of ``asr`` (2 pitch frames x 300 samples, 24 kHz: 25 ms)."""
+
+ASR = "/encoder/MatMul_1_output_0"
+F0 = "/encoder/Reshape_output_0"
+ENERGY = "/encoder/Reshape_1_output_0"
+PHASE = "/decoder/decoder/generator/m_source/l_sin_gen/CumSum_output_0"
+GEN_X = "/decoder/decoder/decode.3/Div_4_output_0"
+_PHASE_USERS = "/decoder/decoder/generator/m_source/l_sin_gen/Mul_2"
+PHASE_OFFSET = "phase_offset"
+
+_RENAMES = {ASR: "asr", F0: "f0", ENERGY: "energy", PHASE: "phase", GEN_X: "x"}
+
+
+class GraphSplitError(RuntimeError):
+    """The model's graph does not have the structure the split expects."""
+
+
+@dataclass(frozen=True)
+class SplitModel:
+    """Serialized part A (frame features) and part B (frames to audio)."""
+
+    features: bytes
+    decoder: bytes
+
+
+def _subgraph(
+    model: onnx.ModelProto, inputs: Iterable[str], outputs: Iterable[str], name: str
+) -> list[onnx.NodeProto]:
+    """Nodes needed to compute ``outputs`` from ``inputs``, in the model's (topological) order."""
+    graph = model.graph
+    producer = {o: i for i, n in enumerate(graph.node) for o in n.output if o}
+    stop = set(inputs)
+    needed: set[int] = set()
+    todo = [o for o in outputs]
+    seen: set[str] = set()
+    while todo:
+        t = todo.pop()
+        if t in seen or t in stop:
+            continue
+        seen.add(t)
+        idx = producer.get(t)
+        if idx is None:
+            continue  # an initializer or a graph input
+        needed.add(idx)
+        todo.extend(x for x in graph.node[idx].input if x)
+    return [graph.node[i] for i in sorted(needed)]
+
+
+def _model(
+    base: onnx.ModelProto,
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[onnx.ValueInfoProto],
+    name: str,
+) -> onnx.ModelProto:
+    init = {t.name: t for t in base.graph.initializer}
+    given = {vi.name for vi in inputs}
+    produced = {o for n in nodes for o in n.output}
+    used = {x for n in nodes for x in n.input if x}
+    missing = used - produced - given - set(init)
+    if missing:
+        raise GraphSplitError(f"{name}: tensors with no source after the split: {sorted(missing)[:5]}")
+    graph = helper.make_graph(
+        nodes, name, inputs, outputs, initializer=[init[n] for n in sorted(used & set(init))]
+    )
+    out = helper.make_model(graph, opset_imports=list(base.opset_import))
+    out.ir_version = base.ir_version
+    return out
+
+
+def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.NodeProto]:
+    out = []
+    for n in nodes:
+        c = onnx.NodeProto()
+        c.CopyFrom(n)
+        for i, x in enumerate(c.input):
+            if x in mapping:
+                c.input[i] = mapping[x]
+        for i, x in enumerate(c.output):
+            if x in mapping:
+                c.output[i] = mapping[x]
+        out.append(c)
+    return out
+
+
+def _float(name: str, shape: list) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def split(model_bytes: bytes) -> SplitModel:
+    """Derive part A and part B from the whole model (raises GraphSplitError)."""
+    model = onnx.load_from_string(model_bytes)
+    graph = model.graph
+    producer = {o: n for n in graph.node for o in n.output}
+    for t in (ASR, F0, ENERGY, PHASE):
+        if t not in producer:
+            raise GraphSplitError(f"the model has no tensor {t}")
+    if [i.name for i in graph.input] != ["tokens", "style", "speed"] or [o.name for o in graph.output] != [
+        "audio"
+    ]:
+        raise GraphSplitError("unexpected model inputs or outputs")
+    graph_inputs = {i.name: i for i in graph.input}
+
+    a_nodes = _subgraph(model, ["tokens", "style", "speed"], [ASR, F0, ENERGY, PHASE], "features")
+    a = _model(
+        model,
+        _rename(a_nodes, _RENAMES),
+        [graph_inputs["tokens"], graph_inputs["style"], graph_inputs["speed"]],
+        [
+            _float("asr", [1, 512, "frames"]),
+            _float("f0", [1, "pitch_frames"]),
+            _float("energy", [1, "pitch_frames"]),
+            _float("phase", [1, "pitch_frames", 9]),
+        ],
+        "kokoro_features",
+    )
+
+    b_nodes = _subgraph(model, [ASR, F0, ENERGY, PHASE, "style"], ["audio"], "decoder")
+    b_names = {n.name for n in b_nodes}
+    if _PHASE_USERS not in b_names or any(n.op_type == "CumSum" and PHASE in n.output for n in b_nodes):
+        raise GraphSplitError("the sine source's phase is not where the split expects it")
+    # The window's own running phase (recomputed inside part B) plus the offset of its first frame.
+    cumsum = next(n for n in a_nodes if PHASE in n.output)
+    local = _rename([cumsum], {PHASE: "phase_local"})[0]
+    add = helper.make_node("Add", ["phase_local", PHASE_OFFSET], [PHASE], name="phase_offset_add")
+    cumsum_inputs = _subgraph(model, [F0], list(cumsum.input), "phase")
+    extra = [n for n in cumsum_inputs if n.name not in b_names]
+    order = {n.name: i for i, n in enumerate(graph.node)}
+    b_nodes = sorted([*b_nodes, *extra], key=lambda n: order[n.name])
+    # Insert the recomputed cumsum and the Add right before the first user of the phase.
+    first_user = next(i for i, n in enumerate(b_nodes) if PHASE in n.input)
+    b_nodes[first_user:first_user] = [local, add]
+    b_nodes = _rename(b_nodes, {ASR: "asr", F0: "f0", ENERGY: "energy"})
+    b = _model(
+        model,
+        b_nodes,
+        [
+            _float("asr", [1, 512, "frames"]),
+            _float("f0", [1, "pitch_frames"]),
+            _float("energy", [1, "pitch_frames"]),
+            graph_inputs["style"],
+            _float(PHASE_OFFSET, [1, 1, 9]),
+        ],
+        list(graph.output),
+        "kokoro_decoder",
+    )
+    return SplitModel(a.SerializeToString(), b.SerializeToString())
