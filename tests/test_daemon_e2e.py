@@ -92,13 +92,18 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
         desktop.xdotool("key", "ctrl+alt+s")
         _wait_for(lambda: tray_daemon.status()["state"] == "idle", 10, "idle after stop")
         time.sleep(0.3)
-    print("\n  press->hotkey  ->selection  ->1st chunk  ->1st sound (ms)")
+    print("\n  press->hotkey  ->selection  ->1st chunk  ->DAC (player)  ->captured (ms, from the press)")
     totals = []
     for pressed, first, last in rows:
         totals.append(first - pressed)
+        dac = (
+            f"{1000 * (last['first_sample'] - pressed):14.0f}"
+            if last.get("first_sample")
+            else "             -"
+        )
         print(
-            f"  {1000 * (last['pressed'] - pressed):8.0f} {1000 * (last['selection_read'] - last['pressed']):11.0f}"
-            f" {1000 * (last['first_chunk'] - last['submitted']):11.0f} {1000 * (first - pressed):11.0f}"
+            f"  {1000 * (last['pressed'] - pressed):12.0f} {1000 * (last['selection_read'] - pressed):11.0f}"
+            f" {1000 * (last['first_chunk'] - pressed):11.0f} {dac} {1000 * (first - pressed):13.0f}"
         )
     print(
         f"hotkey-to-first-sound median {1000 * statistics.median(totals):.0f} ms over {len(totals)} presses"

@@ -256,6 +256,7 @@ class App:
                 "submitted": t.submitted,
                 "first_chunk": self.worker.first_chunk_at,
                 "first_sample_latency": stats.first_sample_latency,
+                "first_sample": getattr(stats, "first_sample_at", None),
                 "underruns": stats.underruns,
             },
         }
