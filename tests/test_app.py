@@ -29,6 +29,11 @@ class FakeVoices:
     def names(self) -> list[str]:
         return list(self.NAMES)
 
+    chosen: str | None = None
+
+    def default_voice(self) -> str | None:
+        return self.chosen
+
     def pack(self, name: str) -> np.ndarray:
         if name not in self.NAMES:
             raise VoiceError(f"Unknown voice {name!r}. Available: {', '.join(self.NAMES)}")
@@ -284,3 +289,13 @@ def test_tray_menu_actions_and_quit(rig):
         t.name for t in threading.enumerate() if t.name in ("app-actions", "control-socket", "settings-watch")
     ]
     assert not leftover
+
+
+def test_voice_chosen_with_voice_use_applies_unless_settings_name_one(rig):
+    rig.parts.voices.chosen = "bf_emma"
+    app = started(rig)
+    assert app.status()["voice"] == "bf_emma"
+    app.shutdown()
+    rig.settings.write_text('voice = "am_adam"\n')
+    rig.app = app = started(rig)
+    assert app.status()["voice"] == "am_adam"

@@ -132,3 +132,8 @@ def test_save_values_adds_missing_key_before_the_first_table(tmp_path):
 def test_config_dir_honours_xdg(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert config.settings_path() == tmp_path / "tray-reader" / "settings.toml"
+
+
+def test_given_lists_only_valid_keys_from_the_file():
+    loaded = config.validate({"voice": "am_adam", "speed": 7, "hotkeys": {}})
+    assert loaded.given == frozenset({"voice", "hotkeys"})

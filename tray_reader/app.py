@@ -102,6 +102,10 @@ class PlayerSink(AudioSink, Playback, Protocol):
 class VoiceCatalogue(Protocol):
     def names(self) -> list[str]: ...
 
+    def default_voice(self) -> str | None:
+        """The voice chosen outside the settings file (`tray-reader voice use`), if any."""
+        ...
+
     def pack(self, name: str) -> np.ndarray:
         """The voice pack; VoiceError names the choices when `name` is unknown."""
         ...
@@ -120,6 +124,10 @@ class LibraryVoices:
 
     def pack(self, name: str) -> np.ndarray:
         return self._lib.pack(name)
+
+    def default_voice(self) -> str | None:
+        """The voice chosen with `tray-reader voice use`, if any."""
+        return self._lib.default_voice()
 
 
 PipelineFactory = Callable[[int | None, np.ndarray], SpeechPipeline]
@@ -166,8 +174,12 @@ class App:
         self.hotkey_bindings: dict[str, str] = dict(loaded.hotkeys)
         self._mtime = self._settings_mtime()
         self._lock = threading.RLock()
-        self._voice_name = self.settings.voice
-        self._pack = self._load_pack_or_default(self.settings.voice)
+        voice = self.settings.voice
+        if "voice" not in loaded.given:
+            # No voice in settings.toml: the one picked with `tray-reader voice use`, if any.
+            voice = parts.voices.default_voice() or voice
+        self._voice_name = voice
+        self._pack = self._load_pack_or_default(voice)
         self._speed = self.settings.speed
         self._voice_names = self._list_voices()
         self.timings = Timings()

@@ -190,6 +190,8 @@ class LoadedSettings:
     """One message per problem found, naming the file, the key and what is allowed."""
     hotkeys: dict[str, str] = field(default_factory=dict)
     """action -> pynput hotkey, only the valid, non-conflicting ones."""
+    given: frozenset[str] = frozenset()
+    """Top-level keys the file set to a valid value (the rest are defaults)."""
 
 
 def _number(
@@ -296,7 +298,8 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         notifications=flags["notifications"],
         hotkeys=Hotkeys(**chosen),
     )
-    return LoadedSettings(settings, tuple(problems), active)
+    bad = {k for k in known if any(p.startswith(f"{where}: {k} ") for p in problems)}
+    return LoadedSettings(settings, tuple(problems), active, frozenset(k for k in raw if k in known) - bad)
 
 
 def load(path: Path | None = None, create: bool = True) -> LoadedSettings:
