@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +112,6 @@ def main() -> int:
             return cosine(embedder.embed(audio), target), ahs_distance(audio, a16)
 
         base = EnrollSettings(budget_seconds=args.budget, exclude=exclude)
-        steps = match(rec, renderer, embedder, profiles, TEXT_A, replace(base, random_search=False))
         t0 = time.monotonic()
         final = match(rec, renderer, embedder, profiles, TEXT_A, base)
         took = time.monotonic() - t0
@@ -123,38 +121,40 @@ def main() -> int:
             "ref": ref,
             "nearest": (final.nearest_stock, *judge(nearest)),
             "initial": judge(final.initial),
-            "steps": judge(steps.best),
+            "steps": judge(final.before_search),
             "final": judge(final.best),
             "ceiling": ceiling,
             "took": took,
             "renders": final.renders,
             "final_label": final.best.label,
-            "steps_label": steps.best.label,
+            "steps_label": final.before_search.label,
         }
         rows.append(row)
-        print_row(row, flush=True)
+        print_row(row)
+        print_table(rows[-1:], header=len(rows) == 1)
+        sys.stdout.flush()
     print()
     print_table(rows)
     return 0
 
 
-def print_row(r: dict, flush: bool = False) -> None:
+def print_row(r: dict) -> None:
     print(
-        f"{r['ref']}: nearest {r['nearest'][0]}; steps kept: {r['steps_label']!r}; final: {r['final_label']!r}",
+        f"{r['ref']}: nearest {r['nearest'][0]}; before search: {r['steps_label']!r}; "
+        f"final: {r['final_label']!r}; {r['renders']} renders",
         file=sys.stderr,
-        flush=flush,
+        flush=True,
     )
 
 
-def print_table(rows: list[dict]) -> None:
-    print(
-        "enc = encoder cosine (higher closer); ahs = MFCC-covariance distance (lower closer); on unseen text B"
-    )
+def print_table(rows: list[dict], header: bool = True) -> None:
     hdr = (
         f"{'reference':<22} {'nearest stock':<14} {'near enc/ahs':>13} {'blend enc/ahs':>14} "
         f"{'steps enc/ahs':>14} {'final enc/ahs':>14} {'ceil enc/ahs':>13} {'gap closed':>11} {'time':>6}"
     )
-    print(hdr)
+    if header:
+        print("enc = encoder cosine (higher closer); ahs = MFCC-covariance distance (lower closer); text B")
+        print(hdr)
     for r in rows:
         n, f, c = r["nearest"], r["final"], r["ceiling"]
 

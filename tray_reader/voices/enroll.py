@@ -2,7 +2,8 @@
 
 Steps (each candidate is rendered and scored by the speaker encoder against the recording):
 1. the nearest stock voice by the shipped stock profiles;
-2. a top-k softmax blend of the nearest stock packs (the initial blend);
+2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
+   fitted so that the blend of the stock embeddings approaches the recording's embedding;
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
@@ -51,6 +52,8 @@ class EnrollSettings:
     """Softmax temperature over encoder similarities for the blend weights."""
     search_k: int = 8
     """How many nearest stock voices the random search draws from."""
+    fit_blend: bool = True
+    """Try convex blend weights fitted so the blend's embedding approaches the recording's."""
     match_pitch: bool = True
     """Try the prosody half blended from voices of similar pitch."""
     match_rate: bool = True
@@ -87,6 +90,8 @@ class EnrollResult:
     """The recipe of `pack`."""
     initial: Candidate
     """The recipe of the initial top-k blend."""
+    before_search: Candidate
+    """The best recipe before the random search (after the blend, pitch and rate steps)."""
     similarity: float
     """Encoder cosine similarity of the voice's speech to the recording."""
     initial_similarity: float
@@ -128,6 +133,21 @@ def softmax_weights(names: Sequence[str], sims: np.ndarray, temperature: float) 
     z = np.exp((sims - sims.max()) / temperature)
     z /= z.sum()
     return {n: float(w) for n, w in zip(names, z, strict=True)}
+
+
+def fit_simplex(embeddings: np.ndarray, target: np.ndarray, iterations: int = 500) -> np.ndarray:
+    """Convex weights w minimising |w @ embeddings - target| (projected gradient descent)."""
+    n = len(embeddings)
+    w = np.full(n, 1.0 / n)
+    gram = embeddings @ embeddings.T
+    step = 1.0 / max(np.linalg.norm(gram, 2), 1e-9)
+    for _ in range(iterations):
+        w = w - step * (gram @ w - embeddings @ target)
+        u = np.sort(w)[::-1]
+        css = np.cumsum(u)
+        rho = np.nonzero(u * np.arange(1, n + 1) > css - 1)[0][-1]
+        w = np.maximum(w - (css[rho] - 1) / (rho + 1), 0)
+    return w
 
 
 def speech_seconds(x16k: np.ndarray) -> float:
@@ -199,6 +219,17 @@ def match(
     if initial_sim > best_sim:
         best, best_sim, best_audio = initial, initial_sim, audio
 
+    if settings.fit_blend:
+        fw = fit_simplex(profiles.embeddings.astype(np.float64), target.astype(np.float64))
+        fitted = {profiles.names[i]: float(x) for i, x in enumerate(fw) if x > 1e-3}
+        total = sum(fitted.values())
+        fitted = {n: x / total for n, x in fitted.items()}
+        c = Candidate("encoder-fitted blend", fitted, fitted)
+        step(elapsed_fraction(), "trying a blend fitted in the encoder's space")
+        s, audio = search.score(c)
+        if s > best_sim:
+            best, best_sim, best_audio = c, s, audio
+
     stopped = False
 
     def out_of_time() -> bool:
@@ -234,6 +265,7 @@ def match(
                 if s > best_sim - 0.01:
                     best, best_sim, best_audio = c, s, audio
 
+    before_search = best
     if settings.random_search:
         rng = np.random.default_rng(settings.seed)
         pool = names[: max(1, min(settings.search_k, len(names)))]
@@ -257,6 +289,7 @@ def match(
         pack=build_pack(best),
         best=best,
         initial=initial,
+        before_search=before_search,
         similarity=best_sim,
         initial_similarity=initial_sim,
         nearest_stock=nearest,
