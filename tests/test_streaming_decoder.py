@@ -1,0 +1,125 @@
+"""The streaming decoder (split model, windowed part B) on the real model.
+
+The log-mel bound: on three test sentences the windowed output (default plan) differs
+from the whole-chunk output by 4.0-6.3 dB mean log-mel distance, because the decoder's
+instance norms see only each window (pocketsphinx hears the same words in both). Hard
+cuts without context or cross-fade give 7.6-11 dB, and a wrongly placed window (tested
+below) gives well over 10 dB, so 8 dB separates "same utterance, windowed" from broken.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from bench.audio_metrics import log_mel_distance
+from tests.asr import recognise, word_recall
+from tray_reader import model_files
+from tray_reader.speech.decoder_stream import WindowPlan, windows
+from tray_reader.speech.engine import KokoroEngine
+from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.speech.split_model import FRAME_SAMPLES
+
+SENTENCE = "When the evening bell rang across the valley, the farmers gathered their tools and walked home."
+LOG_MEL_BOUND_DB = 8.0
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return model_files.stock_pack("af_heart")
+
+
+@pytest.fixture(scope="module")
+def ids(phonemizer):
+    return TextFrontEnd(phonemizer).ids(phonemizer(SENTENCE))
+
+
+@pytest.fixture(scope="module")
+def whole_and_pieces(engine, ids, pack):
+    assert engine.streaming, "the split model should load on the shipped model"
+    return engine.synthesize(ids, pack, 1.0), list(engine.stream(ids, pack, 1.0))
+
+
+@pytest.mark.parametrize("n_frames", [1, 5, 12, 13, 30, 100, 236, 400, 999])
+def test_windows_cover_every_frame_once_and_stay_bounded(n_frames):
+    plan = WindowPlan()
+    ws = windows(n_frames, plan)
+    assert ws[0][0] == 0 and ws[-1][1] == n_frames
+    assert all(a[1] == b[0] for a, b in zip(ws, ws[1:]))
+    assert ws[0][1] - ws[0][0] == min(n_frames, plan.first_frames)
+    assert max(e - s for s, e in ws) < 1.5 * plan.frames
+
+
+def test_streamed_audio_matches_whole_chunk(whole_and_pieces):
+    whole, pieces = whole_and_pieces
+    streamed = np.concatenate(pieces)
+    assert len(pieces) > 2
+    assert streamed.dtype == np.float32
+    assert streamed.size == whole.size
+    assert np.sqrt(np.mean(streamed**2)) > 0.01
+    assert log_mel_distance(whole, streamed) < LOG_MEL_BOUND_DB
+
+
+def test_distance_bound_rejects_misplaced_windows(whole_and_pieces):
+    whole, pieces = whole_and_pieces
+    swapped = np.concatenate([pieces[0], pieces[2], pieces[1], *pieces[3:]])
+    assert log_mel_distance(whole, swapped) > LOG_MEL_BOUND_DB
+
+
+def test_first_piece_is_short(whole_and_pieces):
+    whole, pieces = whole_and_pieces
+    assert pieces[0].size <= WindowPlan().first_frames * FRAME_SAMPLES
+    assert pieces[0].size < whole.size / 5
+
+
+def test_streamed_audio_is_intelligible(whole_and_pieces):
+    whole, pieces = whole_and_pieces
+    heard_whole = recognise(whole, 24_000)
+    heard_streamed = recognise(np.concatenate(pieces), 24_000)
+    assert word_recall(SENTENCE, heard_streamed) >= min(0.7, word_recall(SENTENCE, heard_whole))
+
+
+def test_split_model_is_exact_for_a_whole_chunk(engine, ids, pack):
+    whole_model = KokoroEngine.load(2, streaming=False)
+    assert not whole_model.streaming
+    np.testing.assert_allclose(
+        engine.synthesize(ids, pack, 1.0), whole_model.synthesize(ids, pack, 1.0), atol=1e-5
+    )
+
+
+class _CountingSession:
+    def __init__(self, session):
+        self.session, self.runs = session, 0
+
+    def run(self, *args):
+        self.runs += 1
+        return self.session.run(*args)
+
+
+def test_stopping_the_stream_stops_decoding(engine, ids, pack):
+    counting = _CountingSession(engine.decoder)
+    engine.decoder = counting
+    try:
+        stream = engine.stream(ids, pack, 1.0)
+        next(stream)
+        stream.close()
+    finally:
+        engine.decoder = counting.session
+    assert counting.runs == 1
+
+
+def test_falls_back_to_the_whole_model_when_the_split_fails(monkeypatch, caplog, ids, pack):
+    from tray_reader.speech import split_model
+
+    def broken(model):
+        raise split_model.GraphSplitError("test")
+
+    monkeypatch.setattr(split_model, "split", broken)
+    with caplog.at_level(logging.WARNING):
+        engine = KokoroEngine.load(2)
+    assert not engine.streaming
+    assert "streaming decoder unavailable" in caplog.text
+    pieces = list(engine.stream(ids, pack, 1.0))
+    assert len(pieces) == 1 and pieces[0].size > 24_000
