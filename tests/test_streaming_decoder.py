@@ -47,7 +47,7 @@ def test_windows_cover_every_frame_once_and_stay_bounded(n_frames):
     plan = WindowPlan()
     ws = windows(n_frames, plan)
     assert ws[0][0] == 0 and ws[-1][1] == n_frames
-    assert all(a[1] == b[0] for a, b in zip(ws, ws[1:]))
+    assert all(a[1] == b[0] for a, b in zip(ws[:-1], ws[1:], strict=True))
     assert ws[0][1] - ws[0][0] == min(n_frames, plan.first_frames)
     assert max(e - s for s, e in ws) < 1.5 * plan.frames
 
