@@ -37,8 +37,16 @@ def _wait_for(pred, timeout: float, what: str):
 
 
 def _speech_span(audio: np.ndarray, rate: int, threshold: float = 0.01) -> float:
+    """Seconds from the first to the last loud sample (gaps from a slow CPU included)."""
     loud = np.flatnonzero(np.abs(audio) > threshold)
     return 0.0 if loud.size == 0 else (loud[-1] - loud[0]) / rate
+
+
+def _voiced_seconds(audio: np.ndarray, rate: int, threshold: float = 0.01) -> float:
+    """Seconds of 20 ms frames with speech-like energy (not counting any gaps)."""
+    frame = rate // 50
+    frames = audio[: len(audio) // frame * frame].reshape(-1, frame)
+    return float(np.count_nonzero(np.sqrt((frames**2).mean(axis=1)) > threshold)) / 50
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +77,15 @@ def test_hotkey_reads_primary_selection(tray_daemon: Daemon, desktop: Desktop, r
     time.sleep(0.3)
     audio = recorder.audio_since(offset)
     span = _speech_span(audio, recorder.rate)
+    voiced = _voiced_seconds(audio, recorder.rate)
     heard = recognise(audio, recorder.rate)
     first = recorder.first_sound_after(offset)
-    print(f"\nspeech span {span:.2f} s; heard: {heard!r}")
+    print(f"\nspeech: {voiced:.2f} s voiced over a span of {span:.2f} s; heard: {heard!r}")
     if first is not None:
         print(f"hotkey-to-first-sound {1000 * (first - pressed):.0f} ms")
     assert tray_daemon.status()["last_text"] == SENTENCE
-    assert 1.5 < span < 8.0, f"speech of implausible length: {span:.2f} s"
+    # The sentence takes about 2.5 s to say; a busy CPU can add gaps, not speech.
+    assert 1.2 < voiced < 5.0, f"speech of implausible length: {voiced:.2f} s voiced"
     assert word_recall(SENTENCE, heard) >= 0.5, heard
 
 
