@@ -72,9 +72,13 @@ def rig(tmp_path: Path):
     clip = MemoryClipboard()
     loads: list[tuple[int | None, float]] = []
 
-    def load(threads, pack):
+    def load(threads, pack, on_warning):
         loads.append((threads, float(pack[0, 0, 0])))
+        if rig_warning:
+            on_warning(rig_warning[0])
         return pipeline
+
+    rig_warning: list[str] = []
 
     parts = Parts(
         player=Player(output=MemoryOutput(pace=4.0)),
@@ -96,6 +100,7 @@ def rig(tmp_path: Path):
     r.parts, r.pipeline, r.clip, r.gate, r.loads, r.settings, r.opened = (
         parts, pipeline, clip, gate, loads, settings, opened
     )  # fmt: skip
+    r.warning = rig_warning
     r.make = lambda: App(parts, settings)
     yield r
     if hasattr(r, "app"):
@@ -299,3 +304,11 @@ def test_voice_chosen_with_voice_use_applies_unless_settings_name_one(rig):
     rig.settings.write_text('voice = "am_adam"\n')
     rig.app = app = started(rig)
     assert app.status()["voice"] == "am_adam"
+
+
+def test_pipeline_warnings_are_reported_not_fatal(rig):
+    rig.warning.append("lexicon.toml line 3: bad entry (reading without your lexicon)")
+    app = started(rig)
+    assert app.state is AppState.IDLE
+    assert any("lexicon.toml" in p for p in app.status()["problems"])
+    assert any("lexicon.toml" in body for _, body in rig.parts.notifier.sent)

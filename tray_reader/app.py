@@ -130,8 +130,9 @@ class LibraryVoices:
         return self._lib.default_voice()
 
 
-PipelineFactory = Callable[[int | None, np.ndarray], SpeechPipeline]
-"""(threads or None for automatic, pack to warm with) -> a loaded, warmed pipeline."""
+PipelineFactory = Callable[[int | None, np.ndarray, Callable[[str], None]], SpeechPipeline]
+"""(threads or None for automatic, pack to warm with, on_warning) -> a loaded, warmed
+pipeline; `on_warning` gets problems that do not stop it (e.g. a broken user lexicon)."""
 
 
 @dataclass
@@ -215,7 +216,12 @@ class App:
             return self.parts.voices.pack(default)
 
     def _make_pipeline(self) -> SpeechPipeline:
-        return self.parts.load_pipeline(self.settings.threads or None, self._pack)
+        return self.parts.load_pipeline(self.settings.threads or None, self._pack, self._on_pipeline_warning)
+
+    def _on_pipeline_warning(self, message: str) -> None:
+        self.problems.append(message)
+        print(f"tray-reader: {message}", file=sys.stderr)
+        self._notify("tray-reader", message)
 
     # -- state ------------------------------------------------------------------------------
     @property
