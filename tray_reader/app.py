@@ -184,6 +184,7 @@ class App:
         self._speed = self.settings.speed
         self._voice_names = self._list_voices()
         self.timings = Timings()
+        self._pressed: float | None = None  # when the hotkey/menu item behind the next read fired
         self.last_text = ""
         self._pause_wanted = False
         self._actions: queue.Queue[tuple[str, str, float] | None] = queue.Queue(ACTION_QUEUE)
@@ -327,12 +328,14 @@ class App:
         return self.status()
 
     def _read(self, mode: Mode, text: str | None) -> dict:
+        pressed, self._pressed = self._pressed, None
         if not self.worker.ready.is_set():
             raise TrayReaderError(
                 "The voice model is still loading; try again in a moment."
                 if self.worker.error is None
                 else f"The voice model failed to load: {self.worker.error} (run `tray-reader doctor`)."
             )
+        self.timings = Timings(pressed=pressed)
         if text is None:
             text = self.parts.selection.read()
             self.timings.selection_read = time.monotonic()
@@ -414,7 +417,7 @@ class App:
 
     def _run_action(self, action: str, argument: str, when: float) -> None:
         if action in ("read", "queue"):
-            self.timings = Timings(pressed=when)
+            self._pressed = when
             self.dispatch(action, [])
         elif action == "pause":
             self.dispatch("toggle", [])
