@@ -7,9 +7,12 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
-5. while the time budget lasts: random blends around the best one (Dirichlet weights over the
-   top voices). The best-scoring candidate is kept; see bench/bench_enroll.py for what each
-   step does to an independent measure.
+5. while the time budget lasts: refits of the fitted blend (the goal embedding moved by what
+   the last fitted blend's speech missed), then random blends around the best one (Dirichlet
+   weights over the top voices).
+The best-scoring candidate is kept; bench/bench_enroll.py shows what each step does to an
+independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
+the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class EnrollSettings:
     """How many nearest stock voices the random search draws from."""
     fit_blend: bool = True
     """Try convex blend weights fitted so the blend's embedding approaches the recording's."""
+    refit_rounds: int = 3
+    """Budget step: refit the blend to the goal moved by what the last fitted blend missed."""
     match_pitch: bool = True
     """Try the prosody half blended from voices of similar pitch."""
     match_rate: bool = True
@@ -162,9 +167,12 @@ class _Search:
     texts: Sequence[str]
     tried: list[tuple[str, float]] = field(default_factory=list)
 
+    last_embedding: np.ndarray | None = None
+
     def score(self, c: Candidate) -> tuple[float, np.ndarray]:
         audio = self.renderer.render16k(build_pack(c), c.speed, self.texts)
-        s = cosine(self.embedder.embed(audio), self.target)
+        self.last_embedding = self.embedder.embed(audio)
+        s = cosine(self.last_embedding, self.target)
         self.tried.append((c.label, s))
         return s, audio
 
@@ -219,14 +227,21 @@ def match(
     if initial_sim > best_sim:
         best, best_sim, best_audio = initial, initial_sim, audio
 
-    if settings.fit_blend:
-        fw = fit_simplex(profiles.embeddings.astype(np.float64), target.astype(np.float64))
+    embeddings = profiles.embeddings.astype(np.float64)
+
+    def fitted_blend(goal: np.ndarray) -> dict[str, float]:
+        fw = fit_simplex(embeddings, goal)
         fitted = {profiles.names[i]: float(x) for i, x in enumerate(fw) if x > 1e-3}
         total = sum(fitted.values())
-        fitted = {n: x / total for n, x in fitted.items()}
+        return {n: x / total for n, x in fitted.items()}
+
+    fitted_embedding = None
+    if settings.fit_blend:
+        fitted = fitted_blend(target.astype(np.float64))
         c = Candidate("encoder-fitted blend", fitted, fitted)
         step(elapsed_fraction(), "trying a blend fitted in the encoder's space")
         s, audio = search.score(c)
+        fitted_embedding = search.last_embedding
         if s > best_sim:
             best, best_sim, best_audio = c, s, audio
 
@@ -266,6 +281,21 @@ def match(
                     best, best_sim, best_audio = c, s, audio
 
     before_search = best
+    if fitted_embedding is not None:
+        # Refit: move the goal by what the last fitted blend's speech missed, then fit again.
+        goal = target.astype(np.float64)
+        got = fitted_embedding
+        for r in range(settings.refit_rounds):
+            if out_of_time():
+                break
+            goal = goal + (target - got)
+            refit = fitted_blend(goal)
+            c = Candidate(f"encoder-fitted blend, refit {r + 1}", refit, refit, best.speed)
+            step(elapsed_fraction(), f"refining the fitted blend ({r + 1}), best similarity {best_sim:.2f}")
+            s, audio = search.score(c)
+            got = search.last_embedding if search.last_embedding is not None else got
+            if s > best_sim:
+                best, best_sim, best_audio = c, s, audio
     if settings.random_search:
         rng = np.random.default_rng(settings.seed)
         pool = names[: max(1, min(settings.search_k, len(names)))]
