@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -45,9 +46,19 @@ def player(pulse):
     p.close()
 
 
-def os_gaps(player: Player) -> str:
-    """Context for a failed click/gap check: gaps the device reported (CPU too busy)."""
-    return f"device-reported xruns: {player.stats.xruns}, ring underruns: {player.stats.underruns}"
+def clean_attempts(tries: int = 3, on_stop=None, latency_ms: float = 80) -> Iterator[Player]:  # noqa: ANN001
+    """Players for one measurement, measured again when the device reported xruns: a CPU too
+    busy to run the callback in time makes PulseAudio play gaps that are not the player's."""
+    for _ in range(tries):
+        p = Player(SoundDeviceOutput(), PlayerConfig(latency_ms=latency_ms), on_stop=on_stop)
+        p.open()
+        try:
+            yield p
+        finally:
+            p.close()
+        if p.stats.xruns == 0:
+            return
+    pytest.fail(f"the device reported xruns in all {tries} attempts: the machine is too busy to judge clicks")
 
 
 def play_all(player: Player, pieces: list[AudioChunk]) -> None:
@@ -56,23 +67,24 @@ def play_all(player: Player, pieces: list[AudioChunk]) -> None:
     player.finish()
 
 
-def test_multichunk_tone_has_right_pitch_length_and_no_seams(pulse, player):
+def test_multichunk_tone_has_right_pitch_length_and_no_seams(pulse):
     audio = tone(440, 1.5)
-    with pulse.recorder() as rec:
-        play_all(player, chunks(audio, 0, ms=70))  # 70 ms: chunk edges fall mid-cycle
-        assert player.wait(10)
-        time.sleep(0.2)
+    for player in clean_attempts():
+        with pulse.recorder() as rec:
+            play_all(player, chunks(audio, 0, ms=70))  # 70 ms: chunk edges fall mid-cycle
+            assert player.wait(10)
+            time.sleep(0.2)
     start, end = active_span(rec.audio)
     seconds = (end - start) / pulse.rate
     assert seconds == pytest.approx(1.5, abs=0.02)
     body = rec.audio[start + 480 : end - 480]
     assert dominant_frequency(body, pulse.rate) == pytest.approx(440, abs=1.0)
-    assert envelope(body, pulse.rate).min() > 0.8 * AMP, "a gap or dip inside the stream; " + os_gaps(player)
-    assert np.abs(np.diff(body)).max() < max_allowed_step(440, pulse.rate), "a click at a chunk seam; " + os_gaps(player)
+    assert envelope(body, pulse.rate).min() > 0.8 * AMP, "a gap or dip inside the stream"
+    assert np.abs(np.diff(body)).max() < max_allowed_step(440, pulse.rate), "a click at a chunk seam"
     stats = player.stats
     assert stats.underruns == 0
     assert stats.first_sample_latency is not None and 0 <= stats.first_sample_latency < 0.5
-    print(f"first-sample latency {stats.first_sample_latency * 1000:.1f} ms on {stats.device}")
+    print(f"first-sample latency {stats.first_sample_latency * 1000:.1f} ms, xruns {stats.xruns}")
 
 
 def test_final_100_ms_are_played(pulse, player):
@@ -89,17 +101,18 @@ def test_final_100_ms_are_played(pulse, player):
     assert high[-1] >= len(track) - 2, "the 880 Hz ending is not the last thing heard"
 
 
-def test_pause_resume_leaves_a_gap_of_the_pause_and_no_click(pulse, player):
+def test_pause_resume_leaves_a_gap_of_the_pause_and_no_click(pulse):
     audio = tone(440, 2.0)
-    with pulse.recorder() as rec:
-        play_all(player, chunks(audio, 0))
-        time.sleep(0.6)
-        player.pause()
-        assert player.status.state is PlayerState.PAUSED
-        time.sleep(0.5)
-        player.resume()
-        assert player.wait(10)
-        time.sleep(0.2)
+    for player in clean_attempts():
+        with pulse.recorder() as rec:
+            play_all(player, chunks(audio, 0))
+            time.sleep(0.6)
+            player.pause()
+            assert player.status.state is PlayerState.PAUSED
+            time.sleep(0.5)
+            player.resume()
+            assert player.wait(10)
+            time.sleep(0.2)
     start, end = active_span(rec.audio)
     played = rec.audio[start:end]
     quiet = envelope(played, pulse.rate, window_ms=2) < 0.01
@@ -107,14 +120,13 @@ def test_pause_resume_leaves_a_gap_of_the_pause_and_no_click(pulse, player):
     assert gap == pytest.approx(0.5, abs=0.06)
     # Resuming at the same sample: no audio lost or repeated beyond the fade overlap.
     assert (end - start) / pulse.rate - gap == pytest.approx(2.0, abs=0.04)
-    assert np.abs(np.diff(played)).max() < max_allowed_step(440, pulse.rate), "a click at pause/resume; " + os_gaps(player)
+    assert np.abs(np.diff(played)).max() < max_allowed_step(440, pulse.rate), "a click at pause/resume"
 
 
 def test_stop_silences_within_a_short_bound(pulse):
     stopped = threading.Event()
-    p = Player(SoundDeviceOutput(), on_stop=stopped.set)
-    p.open()
-    try:
+    # The default output latency: what was already handed to the device still plays after stop().
+    for p in clean_attempts(on_stop=stopped.set, latency_ms=PlayerConfig().latency_ms):
         with pulse.recorder() as rec:
             cancel = p.start_request()
             play_all(p, chunks(tone(440, 3.0), 0))
@@ -127,26 +139,25 @@ def test_stop_silences_within_a_short_bound(pulse):
             time.sleep(0.3)
         assert cancel.is_set() and stopped.is_set(), "stop() must cancel synthesis upstream"
         assert p.status.state is PlayerState.IDLE
-        assert stop_call < 0.1
-        start, end = active_span(rec.audio)
-        # Heard after stop() = captured tone minus what was due before the call.
-        after_stop = (end - start) / pulse.rate - heard_for
-        assert after_stop < 0.08, f"{after_stop * 1000:.0f} ms of sound after stop()"
-        assert np.abs(np.diff(rec.audio)).max() < max_allowed_step(440, pulse.rate), "stop clicked; " + os_gaps(p)
-    finally:
-        p.close()
+    assert stop_call < 0.1
+    start, end = active_span(rec.audio)
+    # Heard after stop() = captured tone minus what was due before the call.
+    after_stop = (end - start) / pulse.rate - heard_for
+    assert after_stop < 0.08, f"{after_stop * 1000:.0f} ms of sound after stop()"
+    assert np.abs(np.diff(rec.audio)).max() < max_allowed_step(440, pulse.rate), "stop clicked"
 
 
-def test_next_jumps_to_the_next_sentences_audio(pulse, player):
+def test_next_jumps_to_the_next_sentences_audio(pulse):
     pieces = chunks(tone(440, 2.0), 0) + chunks(tone(660, 0.5), 1) + chunks(tone(880, 0.5), 2)
-    heard: list[int | None] = []
-    player.add_listener(lambda s: heard.append(s.sentence))
-    with pulse.recorder() as rec:
-        play_all(player, pieces)
-        time.sleep(0.5)
-        player.next()
-        assert player.wait(10)
-        time.sleep(0.2)
+    for player in clean_attempts():
+        heard: list[int | None] = []
+        player.add_listener(lambda s, heard=heard: heard.append(s.sentence))
+        with pulse.recorder() as rec:
+            play_all(player, pieces)
+            time.sleep(0.5)
+            player.next()
+            assert player.wait(10)
+            time.sleep(0.2)
     start, end = active_span(rec.audio)
     track = frequency_track(rec.audio[start:end], pulse.rate)
     durations = {f: np.sum(np.abs(track - f) < 30) * 0.02 for f in (440, 660, 880)}
@@ -156,7 +167,7 @@ def test_next_jumps_to_the_next_sentences_audio(pulse, player):
     first = {f: int(np.argmax(np.abs(track - f) < 30)) for f in (440, 660, 880)}
     assert first[440] < first[660] < first[880]
     assert [s for s in heard if s is not None][:3] == [0, 1, 2]
-    assert np.abs(np.diff(rec.audio)).max() < max_allowed_step(880, pulse.rate), "skip clicked; " + os_gaps(player)
+    assert np.abs(np.diff(rec.audio)).max() < max_allowed_step(880, pulse.rate), "skip clicked"
 
 
 def test_slow_producer_underruns_are_counted_without_crashing(pulse, player):

@@ -77,7 +77,7 @@ class PlayerStats:
     reopened: int
     """Times the device was reopened after it failed."""
     xruns: int
-    """Gaps the device reported on the current stream (callback late: CPU too busy)."""
+    """Gaps the device reported (callback late: CPU too busy), all streams."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,7 @@ class Player:
         self._published: PlayerStatus | None = None
         self._first_latency: float | None = None
         self._reopened = 0
+        self._xruns_before = 0  # on streams already closed
         self._closed = False
         # Shared with the callback: plain attributes, each written by one side only.
         self._hold = False  # controls: fade to silence and stop consuming
@@ -302,7 +303,7 @@ class Player:
             device=stream.device if stream else None,
             rate=self._rate or None,
             reopened=self._reopened,
-            xruns=stream.xruns if stream else 0,
+            xruns=self._xruns_before + (stream.xruns if stream else 0),
         )
 
     # -- life cycle ----------------------------------------------------------------------------
@@ -377,6 +378,7 @@ class Player:
     def _close_device(self) -> None:
         if self._stream is not None:
             self._stream.close()
+            self._xruns_before += self._stream.xruns
             self._stream = None
         self._gain = 0.0
         self._ring.discard()
