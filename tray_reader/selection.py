@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -143,14 +144,16 @@ class WaylandClipboard:
 
 
 def send_copy_shortcut() -> None:
-    """Press Ctrl+C in the focused window (XTEST), first letting go of held modifiers
-    so the hotkey's own Ctrl+Alt does not turn it into Ctrl+Alt+C."""
+    """Press Ctrl+C (Cmd+C on macOS) in the focused window (XTEST on X11), first letting go
+    of held modifiers so the hotkey's own Ctrl+Alt does not turn it into Ctrl+Alt+C."""
     from pynput.keyboard import Controller, Key
 
     kb = Controller()
-    for key in (Key.alt, Key.alt_l, Key.alt_r, Key.shift, Key.cmd):
-        kb.release(key)
-    with kb.pressed(Key.ctrl):
+    copy_modifier = Key.cmd if sys.platform == "darwin" else Key.ctrl
+    for key in (Key.alt, Key.alt_l, Key.alt_r, Key.shift, Key.cmd, Key.ctrl):
+        if key is not copy_modifier:
+            kb.release(key)
+    with kb.pressed(copy_modifier):
         kb.press("c")
         kb.release("c")
 
