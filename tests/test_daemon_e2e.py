@@ -121,6 +121,22 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
     assert len(totals) == 5
 
 
+def test_queue_pause_and_stop_hotkeys(tray_daemon: Daemon, desktop: Desktop):
+    desktop.set_selection("primary", " ".join([SENTENCE] * 3))
+    desktop.xdotool("key", "ctrl+alt+r")
+    tray_daemon.wait_state("speaking")
+    desktop.set_selection("primary", SHORT)
+    desktop.xdotool("key", "ctrl+alt+q")
+    _wait_for(lambda: tray_daemon.status()["queue"] == 1, 10, "the queued selection")
+    desktop.xdotool("key", "ctrl+alt+p")
+    tray_daemon.wait_state("paused", timeout=10)
+    desktop.xdotool("key", "ctrl+alt+p")
+    tray_daemon.wait_state("speaking", timeout=10)
+    desktop.xdotool("key", "ctrl+alt+s")
+    st = tray_daemon.wait_state("idle", timeout=10)
+    assert st["queue"] == 0
+
+
 def _notifications(desktop: Desktop) -> int:
     """Notifications dunst has shown so far (on screen, waiting or in its history)."""
     total = 0
