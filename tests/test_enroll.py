@@ -1,0 +1,96 @@
+"""Enrolment for real: a held-out stock voice enrols closer to itself than any remaining stock voice."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import soxr
+
+from tray_reader import model_files
+from tray_reader.errors import EnrollmentError, VoiceError
+from tray_reader.voices import stock_profiles
+from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack
+from tray_reader.voices.library import VoiceLibrary
+from tray_reader.voices.measure import ahs_distance
+from tray_reader.voices.preprocess import prepare
+from tray_reader.voices.render import VoiceRenderer
+
+HELD_OUT = "bf_emma"
+TEXT_A = (
+    "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
+    "The rainbow is a division of white light into many beautiful colours."
+)
+TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
+
+
+@pytest.fixture(scope="module")
+def enroller(engine, phonemizer):
+    from tray_reader.speech.frontend import TextFrontEnd
+
+    return Enroller(
+        VoiceRenderer(engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()
+    )
+
+
+def test_stock_profiles_are_shipped_and_consistent():
+    p = stock_profiles.load()
+    assert list(p.names) == [v.name for v in model_files.stock_voices()]
+    assert p.embeddings.shape == (len(p.names), 256)
+    assert np.allclose(np.linalg.norm(p.embeddings, axis=1), 1, atol=1e-4)
+    female = p.f0[[n[1] == "f" for n in p.names]]
+    male = p.f0[[n[1] == "m" for n in p.names]]
+    assert np.median(female) > np.median(male) * 1.3  # the pitch estimate sees the obvious
+
+
+def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enroller, tmp_path):
+    r = enroller.renderer
+    pack = model_files.stock_pack(HELD_OUT)
+    recording = prepare(r.render(pack, 1.0, [TEXT_A]), 24_000)
+    progress: list[tuple[float, str]] = []
+    lib = VoiceLibrary(tmp_path)
+    settings = EnrollSettings(budget_seconds=5, exclude=(HELD_OUT,))
+    info, result = enroller.enroll(
+        lib,
+        "emma-like",
+        recording,
+        consent=True,
+        text=TEXT_A,
+        settings=settings,
+        progress=lambda f, m: progress.append((f, m)),
+    )
+    assert HELD_OUT not in result.best.timbre and HELD_OUT not in result.best.prosody
+    assert result.nearest_stock != HELD_OUT
+    assert progress[-1][0] == 1.0 and all(0 <= f <= 1 for f, _ in progress)
+    assert np.array_equal(lib.pack("emma-like"), result.pack)
+    assert "nearest stock voice" in result.summary()
+
+    # Judge on words the enrolment never heard, by the encoder and by the MFCC measure.
+    truth = soxr.resample(r.render(pack, 1.0, [TEXT_B]), 24_000, 16_000)
+    target = enroller.embedder.embed(truth)
+    nearest = Candidate("n", {result.nearest_stock: 1.0}, {result.nearest_stock: 1.0})
+
+    def score(c: Candidate) -> tuple[float, float]:
+        audio = r.render16k(build_pack(c), c.speed, [TEXT_B])
+        return cosine(enroller.embedder.embed(audio), target), ahs_distance(audio, truth)
+
+    enc_near, ahs_near = score(nearest)
+    enc_final, ahs_final = score(result.best)
+    assert enc_final > enc_near + 0.01
+    assert ahs_final < ahs_near * 0.95
+
+
+def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, tmp_path):
+    lib = VoiceLibrary(tmp_path)
+    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+    with pytest.raises(EnrollmentError, match="confirmation"):
+        enroller.enroll(lib, "me", recording, consent=False)
+    with pytest.raises(VoiceError, match="stock voice"):
+        enroller.enroll(lib, "am_adam", recording, consent=True)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(EnrollmentError, match="cancelled"):
+        enroller.enroll(lib, "me", recording, consent=True, cancel=cancel)
+    assert [v.name for v in lib.list() if v.kind != "stock"] == []
