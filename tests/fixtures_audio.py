@@ -17,6 +17,7 @@ and ``env`` stay the same, so clients reconnect to the new server).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -31,6 +32,14 @@ import numpy as np
 import pytest
 
 SINK = "tray_reader_test"
+
+
+def _die_with_us() -> None:
+    """In the child: get SIGTERM when the test process ends, even if it is killed, so no
+    sound server outlives an aborted run (Linux prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+
+
 RATE = 48_000
 
 
@@ -68,7 +77,9 @@ class Recorder:
 
     def start(self, timeout: float = 5.0) -> Recorder:
         """Start parec; returns once the first samples arrived (the sink is never idle)."""
-        self._proc = subprocess.Popen(self._cmd, env=self._env, stdout=subprocess.PIPE)
+        self._proc = subprocess.Popen(
+            self._cmd, env=self._env, stdout=subprocess.PIPE, preexec_fn=_die_with_us
+        )
         self._thread = threading.Thread(target=self._pump, name="parec-reader", daemon=True)
         self._thread.start()
         if not self._first.wait(timeout):
@@ -146,6 +157,8 @@ class PulseServer:
                     "--disallow-exit",
                     "--use-pid-file=no",
                     "--log-target=stderr",
+                    # Debug level: the log then names each stream that ran dry (see underruns()).
+                    "--log-level=debug",
                     "-L",
                     f"module-null-sink sink_name={self.sink} rate={self.rate} channels=2",
                     "-L",
@@ -154,6 +167,7 @@ class PulseServer:
                 env=server_env,
                 stdout=log,
                 stderr=log,
+                preexec_fn=_die_with_us,
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -173,6 +187,7 @@ class PulseServer:
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_us,
         )
 
     def kill(self) -> None:
@@ -193,6 +208,12 @@ class PulseServer:
         self._keepalive = None
         _stop(self._server)
         self._server = None
+
+    def underruns(self, client: str = "ALSA Playback") -> int:
+        """Times the server found a client's stream empty so far (PortAudio's stream is named
+        'ALSA Playback'): a gap the client did not fill in time, e.g. on a CPU too busy."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return text.count(f"Implicit underrun of '{client}'")
 
     def recorder(self) -> Recorder:
         """A recorder of the sink's monitor; use as a context manager or start()/stop()."""

@@ -316,7 +316,7 @@ def test_play_blocks_beyond_the_lookahead_and_returns_on_stop():
 
 
 # -- devices --------------------------------------------------------------------------------------
-def test_a_failed_device_is_reopened_and_the_sentence_replayed():
+def test_a_vanished_device_falls_back_to_the_default_and_replays_the_sentence():
     player, out = make(pace=4.0, device="spare")
     try:
         for c in chunks(level(0.2, 1.0), 0):
@@ -324,10 +324,11 @@ def test_a_failed_device_is_reopened_and_the_sentence_replayed():
         player.finish()
         wait_for(lambda: player.buffered > 0)
         time.sleep(0.1)
+        out.fail_next_open = 1  # the chosen device is gone for good
         out.streams[0].fail()
         assert player.wait(10)
         assert player.stats.reopened == 1
-        assert [s.device for s in out.streams] == ["spare", "spare"]
+        assert [s.device for s in out.streams] == ["spare", "memory"]
         second = out.streams[1].played()
         assert np.sum(np.abs(second - 0.2) < 1e-3) / RATE > 0.9  # the sentence again, from its start
     finally:

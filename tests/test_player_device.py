@@ -46,19 +46,23 @@ def player(pulse):
     p.close()
 
 
-def clean_attempts(tries: int = 3, on_stop=None, latency_ms: float = 80) -> Iterator[Player]:  # noqa: ANN001
-    """Players for one measurement, measured again when the device reported xruns: a CPU too
-    busy to run the callback in time makes PulseAudio play gaps that are not the player's."""
+def clean_attempts(pulse, tries: int = 3, on_stop=None, latency_ms: float = 80) -> Iterator[Player]:  # noqa: ANN001
+    """Players for one measurement, measured again when PortAudio or the server saw the stream
+    run dry: a CPU too busy to run the callback in time makes gaps that are not the player's."""
     for _ in range(tries):
         p = Player(SoundDeviceOutput(), PlayerConfig(latency_ms=latency_ms), on_stop=on_stop)
         p.open()
+        time.sleep(0.1)
+        before = pulse.underruns()
         try:
             yield p
+            gaps = pulse.underruns() - before
         finally:
             p.close()
-        if p.stats.xruns == 0:
+        if p.stats.xruns == 0 and gaps == 0:
             return
-    pytest.fail(f"the device reported xruns in all {tries} attempts: the machine is too busy to judge clicks")
+        print(f"stream ran dry (PortAudio xruns {p.stats.xruns}, server underruns {gaps}); measuring again")
+    pytest.fail(f"the stream ran dry in all {tries} attempts: the machine is too busy to judge clicks")
 
 
 def play_all(player: Player, pieces: list[AudioChunk]) -> None:
@@ -69,7 +73,7 @@ def play_all(player: Player, pieces: list[AudioChunk]) -> None:
 
 def test_multichunk_tone_has_right_pitch_length_and_no_seams(pulse):
     audio = tone(440, 1.5)
-    for player in clean_attempts():
+    for player in clean_attempts(pulse):
         with pulse.recorder() as rec:
             play_all(player, chunks(audio, 0, ms=70))  # 70 ms: chunk edges fall mid-cycle
             assert player.wait(10)
@@ -103,7 +107,7 @@ def test_final_100_ms_are_played(pulse, player):
 
 def test_pause_resume_leaves_a_gap_of_the_pause_and_no_click(pulse):
     audio = tone(440, 2.0)
-    for player in clean_attempts():
+    for player in clean_attempts(pulse):
         with pulse.recorder() as rec:
             play_all(player, chunks(audio, 0))
             time.sleep(0.6)
@@ -126,7 +130,7 @@ def test_pause_resume_leaves_a_gap_of_the_pause_and_no_click(pulse):
 def test_stop_silences_within_a_short_bound(pulse):
     stopped = threading.Event()
     # The default output latency: what was already handed to the device still plays after stop().
-    for p in clean_attempts(on_stop=stopped.set, latency_ms=PlayerConfig().latency_ms):
+    for p in clean_attempts(pulse, on_stop=stopped.set, latency_ms=PlayerConfig().latency_ms):
         with pulse.recorder() as rec:
             cancel = p.start_request()
             play_all(p, chunks(tone(440, 3.0), 0))
@@ -149,7 +153,7 @@ def test_stop_silences_within_a_short_bound(pulse):
 
 def test_next_jumps_to_the_next_sentences_audio(pulse):
     pieces = chunks(tone(440, 2.0), 0) + chunks(tone(660, 0.5), 1) + chunks(tone(880, 0.5), 2)
-    for player in clean_attempts():
+    for player in clean_attempts(pulse):
         heard: list[int | None] = []
         player.add_listener(lambda s, heard=heard: heard.append(s.sentence))
         with pulse.recorder() as rec:
@@ -170,22 +174,23 @@ def test_next_jumps_to_the_next_sentences_audio(pulse):
     assert np.abs(np.diff(rec.audio)).max() < max_allowed_step(880, pulse.rate), "skip clicked"
 
 
-def test_slow_producer_underruns_are_counted_without_crashing(pulse, player):
-    audio = tone(440, 1.2)
-    with pulse.recorder() as rec:
-        for i, c in enumerate(chunks(audio, 0)):
-            player.play(c)
-            if i < 11:
-                time.sleep(0.16)  # synthesis slower than real time
-        player.finish()
-        assert player.wait(10)
-        time.sleep(0.2)
+def test_slow_producer_underruns_are_counted_without_crashing(pulse):
+    audio = tone(440, 1.0)
+    for player in clean_attempts(pulse, latency_ms=PlayerConfig().latency_ms):
+        with pulse.recorder() as rec:
+            for i, c in enumerate(chunks(audio, 0)):
+                player.play(c)
+                if i < 9:
+                    time.sleep(0.25)  # synthesis at 0.4x real time: 150 ms short per chunk
+            player.finish()
+            assert player.wait(10)
+            time.sleep(0.2)
+        assert player.status.state is PlayerState.IDLE
     stats = player.stats
-    assert stats.underruns >= 3
-    assert stats.underrun_seconds > 0.2
+    assert stats.underruns >= 5
+    assert stats.underrun_seconds > 0.6
     start, end = active_span(rec.audio)
-    assert (end - start) / pulse.rate > 1.2 + 0.2  # the holes are in the capture too
-    assert player.status.state is PlayerState.IDLE
+    assert (end - start) / pulse.rate > 1.0 + 0.6  # the holes are in the capture too
     print(f"underruns {stats.underruns}, {stats.underrun_seconds * 1000:.0f} ms of silence")
 
 

@@ -227,7 +227,6 @@ class MemoryStream:
     """A stream that calls render on its own thread and records the output."""
 
     latency = 0.0
-    xruns = 0
 
     def __init__(self, device: str, rate: int, blocksize: int, render: RenderFn, pace: float | None) -> None:
         self.device = device
@@ -235,6 +234,7 @@ class MemoryStream:
         self.blocksize = blocksize
         self._render = render
         self._pace = pace
+        self.xruns = 0
         self._blocks: list[np.ndarray] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-output", daemon=True)
@@ -263,6 +263,10 @@ class MemoryStream:
                 self._stop.wait(wait)
             elif period == 0.0:
                 time.sleep(0)  # let the producer run
+            elif wait < -period:
+                # This thread was starved: a real device would have played a gap, not caught up.
+                self.xruns += 1
+                due = time.monotonic()
 
     def fail(self) -> None:
         """Stop calling render, as a vanished device does."""
