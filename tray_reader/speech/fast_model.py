@@ -1,0 +1,511 @@
+"""A faster Kokoro model derived from the shipped one: static int8 convolutions in the generator.
+
+The shipped model is dynamic int8: every Conv/MatMul quantises its input at run time
+(DynamicQuantizeLinear → ConvInteger/MatMulInteger → rescale), and ConvInteger is slow
+(~65 % of the time). The recipe, applied to the verified model bytes:
+
+1. ``dequantize``: each ConvInteger/MatMulInteger chain becomes a float Conv/MatMul with
+   the weights the shipped model stores, ``(w_q - zero_point) * scale``, and the original
+   float bias (what the shipped model approximates at run time). Output tensor names are
+   kept, so ``split_model`` still finds the encoder/decoder boundary.
+2. ``quantize_generator``: onnxruntime's ``quantize_static`` (QDQ, per-channel weights,
+   MinMax calibration on real sentences and stock voices) on the generator's Conv nodes,
+   all except ``conv_post`` (its output feeds exp/sin: quantising it ruins the audio).
+   onnxruntime fuses each Q/DQ pair around a Conv into one QLinearConv.
+3. ``measure_quality``: held-out sentences rendered by the shipped, the dequantised
+   (reference) and the derived model; log-mel distances in dB. The gate (``GATE``) was
+   set from bench/bench_fast_model.py, where a recogniser checked the same renders.
+
+The result is a build artefact, cached in the user's cache dir under a key made of the
+base model's SHA-256 and ``RECIPE_VERSION``, with its own SHA-256 and the quality report
+beside it. Building takes a minute or two, so it never runs when the daemon starts:
+``build`` is for ``tray-reader doctor --build-fast-model`` or the installer, and
+``derived_model_bytes`` (cheap: read + hash) returns the cached model only when its
+checksum and its quality report both check out; otherwise the caller keeps the shipped one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+log = logging.getLogger(__name__)
+
+RECIPE_VERSION = 1
+"""Bump when anything below changes the derived bytes (sentences, voices, options)."""
+
+DECODER = "/decoder/"
+"""Name prefix of the decoder's nodes. Only these are changed: the encoder (~3 % of the
+time) stays as shipped, so durations, and with them the audio's timing, are unchanged."""
+GENERATOR = "/decoder/decoder/generator/"
+"""Name prefix of the waveform generator's nodes (~91 % of the run time)."""
+KEEP_FLOAT = ("/decoder/decoder/generator/conv_post/",)
+"""Generator nodes left in float: conv_post's output goes through exp and sin."""
+
+CALIBRATION_SENTENCES = (
+    "The quick brown fox jumps over the lazy dog near the river bank.",
+    "Would you like a cup of tea, or shall we go for a walk instead?",
+    "In nineteen ninety two, the company sold its first computer for three thousand dollars.",
+    "She sells sea shells by the sea shore, and the shells she sells are surely seashells!",
+)
+CALIBRATION_VOICES = ("af_heart", "am_michael", "bf_emma", "bm_george")
+
+HELD_OUT_SENTENCES = (
+    "The weather today is cold and windy with some rain in the afternoon.",
+    "Please open the window and turn on the light in the kitchen.",
+    "My brother bought three books and a new computer last week.",
+    "Scientists measured the temperature of the ocean at several depths.",
+)
+HELD_OUT_VOICES = ("af_heart", "am_adam")
+
+
+@dataclass(frozen=True)
+class QualityGate:
+    """Largest spectral differences the derived model may have (mean over held-out renders)."""
+
+    max_vs_reference_db: float = 4.5
+    """Log-mel distance to the dequantised float model."""
+    max_vs_shipped_db: float = 4.5
+    """Log-mel distance to the shipped model."""
+    max_single_db: float = 6.0
+    """No single held-out render may be further than this from the reference."""
+
+
+GATE = QualityGate()
+
+
+# --- 1. dequantise ----------------------------------------------------------------------
+
+
+class RecipeError(RuntimeError):
+    """The model does not have the structure the recipe expects."""
+
+
+def _consumers(graph: onnx.GraphProto) -> dict[str, list[onnx.NodeProto]]:
+    out: dict[str, list[onnx.NodeProto]] = {}
+    for n in graph.node:
+        for x in n.input:
+            out.setdefault(x, []).append(n)
+    return out
+
+
+def _only_consumer(consumers: dict[str, list[onnx.NodeProto]], tensor: str, op: str) -> onnx.NodeProto:
+    users = consumers.get(tensor, [])
+    if len(users) != 1 or users[0].op_type != op:
+        raise RecipeError(f"{tensor}: expected one {op} consumer, got {[u.op_type for u in users]}")
+    return users[0]
+
+
+def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
+    """A copy of ``model`` with the ConvInteger/MatMulInteger chains whose names start with
+    ``scope`` made float again.
+
+    The chains (as onnxruntime's dynamic quantiser writes them)::
+
+        x ─► DynamicQuantizeLinear ─► x_q, x_scale, x_zp
+        ConvInteger(x_q, w_q, x_zp, w_zp) [─► Add(bias_q)] ─► Cast ─► Mul(x_scale·w_scale) ─► y
+        MatMulInteger(x_q, w_q, x_zp, w_zp) ─► Cast ─► Mul(x_scale·w_scale) ─► y
+
+    become ``Conv(x, w, bias) ─► y`` / ``MatMul(x, w) ─► y``; nodes left without a
+    consumer (the quantisers, the bias quantisation) are then removed.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    graph = out.graph
+    init = {t.name: t for t in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    consumers = _consumers(graph)
+
+    def const(name: str) -> np.ndarray:
+        if name not in init:
+            raise RecipeError(f"{name} is not a stored constant")
+        return numpy_helper.to_array(init[name])
+
+    def weight_scale(scale_tensor: str) -> np.ndarray:
+        # x_scale (from DynamicQuantizeLinear) times the weight's stored scale.
+        mul = producer.get(scale_tensor)
+        if mul is None or mul.op_type != "Mul":
+            raise RecipeError(f"{scale_tensor}: expected Mul(x_scale, w_scale)")
+        stored = [x for x in mul.input if x in init]
+        if len(stored) != 1:
+            raise RecipeError(f"{mul.name}: expected one stored scale")
+        return const(stored[0]).astype(np.float32)
+
+    def float_bias(bias_q: str) -> str:
+        # Reshape(Cast(Floor(Div(bias, scale)))): the float bias is the Div's stored input.
+        node = producer.get(bias_q)
+        for op in ("Reshape", "Cast", "Floor", "Div"):
+            if node is None or node.op_type != op:
+                raise RecipeError(f"{bias_q}: unexpected bias quantisation")
+            if op == "Div":
+                if node.input[0] not in init:
+                    raise RecipeError(f"{node.name}: the bias is not stored")
+                return node.input[0]
+            node = producer.get(node.input[0])
+        raise AssertionError("unreachable")
+
+    new_nodes: dict[str, onnx.NodeProto] = {}  # name of the replaced node -> its float version
+    new_init: list[onnx.TensorProto] = []
+    made: dict[str, np.ndarray] = {}
+    for n in graph.node:
+        if n.op_type not in ("ConvInteger", "MatMulInteger") or not n.name.startswith(scope):
+            continue
+        quantiser = producer.get(n.input[0])
+        if quantiser is None or quantiser.op_type != "DynamicQuantizeLinear":
+            raise RecipeError(f"{n.name}: its input is not dynamically quantised")
+        w_q = const(n.input[1]).astype(np.float32)
+        w_zp = const(n.input[3]).astype(np.float32) if len(n.input) > 3 and n.input[3] else 0.0
+        bias: str | None = None
+        nxt = consumers.get(n.output[0], [])
+        if len(nxt) == 1 and nxt[0].op_type == "Add":
+            add = nxt[0]
+            bias = float_bias(next(x for x in add.input if x != n.output[0]))
+            cast = _only_consumer(consumers, add.output[0], "Cast")
+        else:
+            cast = _only_consumer(consumers, n.output[0], "Cast")
+        mul = _only_consumer(consumers, cast.output[0], "Mul")
+        scale = weight_scale(next(x for x in mul.input if x != cast.output[0]))
+        base_name = n.name.removesuffix("_quant")
+        # Shared weights (one stored tensor, several nodes) stay shared.
+        w_name = f"{n.input[1]}_dequantized"
+        if n.op_type == "ConvInteger":
+            # Per output channel (axis 0) or per tensor.
+            shape = (-1,) + (1,) * (w_q.ndim - 1)
+            w = (w_q - np.reshape(w_zp, shape)) * np.reshape(scale, shape)
+            attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+            node = helper.make_node(
+                "Conv",
+                [quantiser.input[0], w_name, *([bias] if bias else [])],
+                [mul.output[0]],
+                base_name,
+                **attrs,
+            )
+        else:
+            # Per output column (last axis) or per tensor.
+            w = (w_q - w_zp) * scale
+            node = helper.make_node("MatMul", [quantiser.input[0], w_name], [mul.output[0]], base_name)
+        w = w.astype(np.float32)
+        if w_name not in made:
+            made[w_name] = w
+            new_init.append(numpy_helper.from_array(w, w_name))
+        elif not np.array_equal(made[w_name], w):
+            raise RecipeError(f"{n.name}: a shared weight with a different scale")
+        new_nodes[mul.name] = node
+
+    nodes = [new_nodes.get(n.name, n) for n in graph.node]
+    del graph.node[:]
+    graph.node.extend(_live(nodes, {o.name for o in graph.output}))
+    graph.initializer.extend(new_init)
+    used = {x for n in graph.node for x in n.input}
+    kept = [t for t in graph.initializer if t.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    del graph.value_info[:]  # shapes of removed tensors; onnxruntime infers what it needs
+    return out
+
+
+def _live(nodes: list[onnx.NodeProto], outputs: set[str]) -> list[onnx.NodeProto]:
+    """The nodes that contribute to ``outputs``, in their original order."""
+    needed = set(outputs)
+    keep = [False] * len(nodes)
+    for i in range(len(nodes) - 1, -1, -1):
+        if any(o in needed for o in nodes[i].output):
+            keep[i] = True
+            needed.update(x for x in nodes[i].input if x)
+    return [n for n, k in zip(nodes, keep, strict=True) if k]
+
+
+# --- 2. static int8 generator -----------------------------------------------------------
+
+
+def generator_convs(model: onnx.ModelProto) -> list[str]:
+    """The Conv nodes the recipe quantises: the generator's, except those kept in float."""
+    return [
+        n.name
+        for n in model.graph.node
+        if n.op_type == "Conv" and n.name.startswith(GENERATOR) and not n.name.startswith(KEEP_FLOAT)
+    ]
+
+
+Feeds = dict[str, np.ndarray]
+
+
+def model_feeds(ids: Sequence[int], pack: np.ndarray, speed: float = 1.0) -> Feeds:
+    """The model's inputs for one chunk of phoneme ids (as the engine builds them)."""
+    return {
+        "tokens": np.array([[0, *ids, 0]], dtype=np.int64),
+        "style": np.ascontiguousarray(pack[len(ids)], dtype=np.float32).reshape(1, 256),
+        "speed": np.array([speed], dtype=np.float32),
+    }
+
+
+def sentence_feeds(renders: Iterable[tuple[str, str]]) -> list[Feeds]:
+    """Model inputs for (sentence, stock voice) pairs, phonemised by the product's front end."""
+    from tray_reader import model_files
+    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.speech.g2p import EnglishPhonemizer
+
+    phonemize = EnglishPhonemizer()
+    frontend = TextFrontEnd(phonemize)
+    return [model_feeds(frontend.ids(phonemize(s)), model_files.stock_pack(v)) for s, v in renders]
+
+
+def calibration_renders() -> list[tuple[str, str]]:
+    """Each calibration sentence in one stock voice (calibration runs the float model
+    unoptimised, so a few inputs already take a while)."""
+    return list(zip(CALIBRATION_SENTENCES, CALIBRATION_VOICES, strict=True))
+
+
+def held_out_renders() -> list[tuple[str, str]]:
+    """Every held-out sentence in every held-out voice."""
+    return [(s, v) for s in HELD_OUT_SENTENCES for v in HELD_OUT_VOICES]
+
+
+class _Feeds:
+    """The CalibrationDataReader protocol over a list of feeds."""
+
+    def __init__(self, feeds: list[Feeds]) -> None:
+        self._it = iter(feeds)
+
+    def get_next(self) -> Feeds | None:
+        return next(self._it, None)
+
+    def rewind(self) -> None:  # pragma: no cover - only some calibrators call it
+        raise NotImplementedError
+
+
+def quantize_generator(fp32: onnx.ModelProto, calibration: list[Feeds]) -> onnx.ModelProto:
+    """Static QDQ int8 (per-channel, MinMax) of the generator's Convs in the float model."""
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+
+    nodes = generator_convs(fp32)
+    if not nodes:
+        raise RecipeError("the model has no generator Conv nodes")
+    with tempfile.TemporaryDirectory(prefix="tray-reader-quant-") as tmp:
+        # A path, not the proto: quantize_static would move the proto's weights to a
+        # temporary external-data file, leaving the caller's copy pointing at it.
+        src, out = Path(tmp) / "float.onnx", Path(tmp) / "derived.onnx"
+        onnx.save(fp32, src)
+        quantize_static(
+            src,
+            out,
+            _Feeds(calibration),
+            quant_format=QuantFormat.QDQ,
+            op_types_to_quantize=["Conv"],
+            nodes_to_quantize=nodes,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            calibrate_method=CalibrationMethod.MinMax,
+            extra_options={"CalibTensorRangeSymmetric": False},
+        )
+        derived = onnx.load(out)
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in derived.graph.initializer):
+        raise RecipeError("the quantised model still refers to an external data file")
+    return derived
+
+
+# --- 3. quality -------------------------------------------------------------------------
+
+SAMPLE_RATE = 24_000
+
+
+def _mel_bank(n_fft: int, n_mels: int) -> np.ndarray:
+    edges = 700.0 * (
+        10 ** (np.linspace(0.0, 2595.0 * np.log10(1.0 + SAMPLE_RATE / 1400.0), n_mels + 2) / 2595.0) - 1.0
+    )
+    bins = np.fft.rfftfreq(n_fft, 1 / SAMPLE_RATE)
+    lo, mid, hi = edges[:-2, None], edges[1:-1, None], edges[2:, None]
+    return np.clip(np.minimum((bins - lo) / (mid - lo), (hi - bins) / (hi - mid)), 0, None)
+
+
+def log_mel_distance(reference: np.ndarray, other: np.ndarray, n_fft: int = 1024, hop: int = 256) -> float:
+    """Mean absolute log-mel difference (dB, 80 bands, floor -80 dB) over the frames of
+    ``reference`` within 60 dB of its loudest; the same measure as bench/audio_metrics.py."""
+    n = min(reference.size, other.size)
+    bank = _mel_bank(n_fft, 80)
+    specs = []
+    for x in (reference[:n], other[:n]):
+        x = np.pad(np.asarray(x, np.float64), (0, max(0, n_fft - n)))
+        frames = np.lib.stride_tricks.sliding_window_view(x, n_fft)[::hop] * np.hanning(n_fft)
+        specs.append(10 * np.log10((np.abs(np.fft.rfft(frames, axis=1)) ** 2) @ bank.T + 1e-8))
+    ref, oth = specs
+    loud = ref.max(axis=1) > ref.max() - 60
+    return float(np.mean(np.abs(np.maximum(ref, -80) - np.maximum(oth, -80))[loud]))
+
+
+@dataclass
+class QualityReport:
+    """Log-mel distances (dB) of the derived model's held-out renders."""
+
+    vs_reference_db: list[float] = field(default_factory=list)
+    """Derived vs the dequantised float model, one per render."""
+    vs_shipped_db: list[float] = field(default_factory=list)
+    """Derived vs the shipped model."""
+    shipped_vs_reference_db: list[float] = field(default_factory=list)
+    """The shipped quantisation's own error, for scale."""
+    passed: bool = False
+    reason: str = ""
+
+    def judge(self, gate: QualityGate = GATE) -> QualityReport:
+        ref, shp = float(np.mean(self.vs_reference_db)), float(np.mean(self.vs_shipped_db))
+        worst = max(self.vs_reference_db)
+        problems = []
+        if not np.isfinite([ref, shp, worst]).all():
+            problems.append("non-finite audio or distance")
+        if ref > gate.max_vs_reference_db:
+            problems.append(f"mean distance to the float model {ref:.2f} dB > {gate.max_vs_reference_db}")
+        if shp > gate.max_vs_shipped_db:
+            problems.append(f"mean distance to the shipped model {shp:.2f} dB > {gate.max_vs_shipped_db}")
+        if worst > gate.max_single_db:
+            problems.append(f"worst render {worst:.2f} dB > {gate.max_single_db}")
+        self.passed = not problems
+        self.reason = "; ".join(problems) or (
+            f"mean {ref:.2f} dB from the float model, {shp:.2f} dB from the shipped one"
+        )
+        return self
+
+
+Run = Callable[[Feeds], np.ndarray]
+
+
+def session_runner(model: bytes, threads: int = 2) -> Run:
+    """Runs a whole model with the engine's session options."""
+    from tray_reader.speech.engine import _session
+
+    session = _session(model, threads)
+    return lambda feeds: np.asarray(session.run(None, feeds)[0], np.float32).reshape(-1)
+
+
+def measure_quality(shipped: Run, reference: Run, derived: Run, feeds: list[Feeds]) -> QualityReport:
+    report = QualityReport()
+    for f in feeds:
+        s, r, d = shipped(f), reference(f), derived(f)
+        if not (np.isfinite(d).all() and np.abs(d).max() > 1e-3):
+            d = np.zeros_like(r) + np.nan
+        report.vs_reference_db.append(log_mel_distance(r, d))
+        report.vs_shipped_db.append(log_mel_distance(s, d))
+        report.shipped_vs_reference_db.append(log_mel_distance(r, s))
+    return report.judge()
+
+
+# --- cache ------------------------------------------------------------------------------
+
+
+def cache_root() -> Path:
+    """tray-reader's cache dir (``$XDG_CACHE_HOME/tray-reader`` on Linux)."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "tray-reader"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry_dir(base: bytes, cache_dir: Path | None = None) -> Path:
+    """Where the model derived from ``base`` by this recipe lives."""
+    root = cache_dir if cache_dir is not None else cache_root()
+    return root / "fast-model" / f"{_sha256(base)[:16]}-recipe{RECIPE_VERSION}"
+
+
+MODEL_FILE = "model.onnx"
+CHECKSUM_FILE = "model.onnx.sha256"
+REPORT_FILE = "quality.json"
+
+
+def derived_model_bytes(base: bytes, cache_dir: Path | None = None) -> bytes | None:
+    """The cached derived model for ``base`` if it is there, intact and passed its quality
+    gate; else None (the caller uses ``base``). Never builds anything."""
+    entry = entry_dir(base, cache_dir)
+    try:
+        report = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8"))
+        recorded = (entry / CHECKSUM_FILE).read_text(encoding="utf-8").split()[0]
+        data = (entry / MODEL_FILE).read_bytes()
+    except (OSError, ValueError, IndexError):
+        return None
+    if report.get("base_sha256") != _sha256(base) or report.get("recipe") != RECIPE_VERSION:
+        log.warning("fast model in %s was built from something else; ignored", entry)
+        return None
+    if not report.get("passed"):
+        log.info("fast model in %s failed its quality gate (%s); ignored", entry, report.get("reason"))
+        return None
+    if _sha256(data) != recorded or recorded != report.get("model_sha256"):
+        log.warning("fast model in %s does not match its checksum; ignored", entry)
+        return None
+    return data
+
+
+@dataclass
+class BuildResult:
+    """What ``build`` made and where."""
+
+    path: Path
+    passed: bool
+    report: QualityReport
+    seconds: float
+
+
+def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes]:
+    """(dequantised float model, derived model) from the shipped bytes."""
+    fp32 = dequantize(onnx.load_from_string(base))
+    derived = quantize_generator(fp32, calibration)
+    return fp32.SerializeToString(), derived.SerializeToString()
+
+
+def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> BuildResult:
+    """Derive the fast model from ``base``, check it, and cache it with its report.
+
+    A model that fails the gate is still written (for inspection) but
+    ``derived_model_bytes`` will not return it."""
+    t0 = time.perf_counter()
+    reference, derived = derive(base, sentence_feeds(calibration_renders()))
+    report = measure_quality(
+        session_runner(base, threads),
+        session_runner(reference, threads),
+        session_runner(derived, threads),
+        sentence_feeds(held_out_renders()),
+    )
+    entry = entry_dir(base, cache_dir)
+    entry.mkdir(parents=True, exist_ok=True)
+    digest = _sha256(derived)
+    _write_atomic(entry / MODEL_FILE, derived)
+    _write_atomic(entry / CHECKSUM_FILE, f"{digest}  {MODEL_FILE}\n".encode())
+    meta = {
+        "recipe": RECIPE_VERSION,
+        "base_sha256": _sha256(base),
+        "model_sha256": digest,
+        "onnxruntime": _ort_version(),
+        **asdict(report),
+    }
+    # The report goes last: until it exists, the entry is incomplete and ignored.
+    _write_atomic(entry / REPORT_FILE, json.dumps(meta, indent=1).encode())
+    return BuildResult(entry / MODEL_FILE, report.passed, report, time.perf_counter() - t0)
+
+
+def _ort_version() -> str:
+    import onnxruntime
+
+    return onnxruntime.__version__
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
