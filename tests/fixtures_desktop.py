@@ -184,6 +184,16 @@ class Desktop:
         subprocess.run(["import", "-window", "root", str(path)], env=self.env, check=True, timeout=20)
         return path
 
+    def grab(self, x: int, y: int, w: int, h: int) -> bytes:
+        """The screen's RGB pixels in a rectangle."""
+        return subprocess.run(
+            ["import", "-window", "root", "-crop", f"{w}x{h}+{x}+{y}", "-depth", "8", "rgb:-"],
+            env=self.env,
+            capture_output=True,
+            check=True,
+            timeout=20,
+        ).stdout
+
     def set_selection(self, which: str, text: str) -> None:
         """Own PRIMARY/CLIPBOARD with `text` (xsel forks a child that keeps serving it)."""
         subprocess.run(

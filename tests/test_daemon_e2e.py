@@ -128,13 +128,22 @@ def test_queue_pause_and_stop_hotkeys(tray_daemon: Daemon, desktop: Desktop):
     desktop.set_selection("primary", SHORT)
     desktop.xdotool("key", "ctrl+alt+q")
     _wait_for(lambda: tray_daemon.status()["queue"] == 1, 10, "the queued selection")
+    icon = _wait_for(desktop.tray_icons, 10, "the tray icon")[0][1:]
+    desktop.xdotool("mousemove", "10", "700")  # no hover highlight on the icon
     desktop.xdotool("key", "ctrl+alt+p")
     tray_daemon.wait_state("paused", timeout=10)
+    time.sleep(0.5)
+    paused_icon = desktop.grab(*icon)
+    assert len(paused_icon) == icon[2] * icon[3] * 3 and len(set(paused_icon)) > 2, (
+        "the icon was not captured"
+    )
     desktop.xdotool("key", "ctrl+alt+p")
     tray_daemon.wait_state("speaking", timeout=10)
     desktop.xdotool("key", "ctrl+alt+s")
     st = tray_daemon.wait_state("idle", timeout=10)
     assert st["queue"] == 0
+    time.sleep(0.5)
+    assert desktop.grab(*icon) != paused_icon, "the tray icon should show the state"
 
 
 def _notifications(desktop: Desktop) -> int:
