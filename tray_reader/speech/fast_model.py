@@ -269,8 +269,8 @@ def calibration_renders() -> list[tuple[str, str]]:
 
 
 def held_out_renders() -> list[tuple[str, str]]:
-    """Every held-out sentence in every held-out voice."""
-    return [(s, v) for s in HELD_OUT_SENTENCES for v in HELD_OUT_VOICES]
+    """Each held-out sentence in one of the held-out voices, in turn."""
+    return [(s, HELD_OUT_VOICES[i % len(HELD_OUT_VOICES)]) for i, s in enumerate(HELD_OUT_SENTENCES)]
 
 
 class _Feeds:
@@ -443,7 +443,7 @@ def derived_model_bytes(base: bytes, cache_dir: Path | None = None) -> bytes | N
     if report.get("base_sha256") != _sha256(base) or report.get("recipe") != RECIPE_VERSION:
         log.warning("fast model in %s was built from something else; ignored", entry)
         return None
-    if not report.get("passed"):
+    if report.get("passed") is not True:
         log.info("fast model in %s failed its quality gate (%s); ignored", entry, report.get("reason"))
         return None
     if _sha256(data) != recorded or recorded != report.get("model_sha256"):
@@ -482,8 +482,17 @@ def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> Build
         session_runner(derived, threads),
         sentence_feeds(held_out_renders()),
     )
+    path = store(base, derived, report, cache_dir)
+    return BuildResult(path, report.passed, report, time.perf_counter() - t0)
+
+
+def store(base: bytes, derived: bytes, report: QualityReport, cache_dir: Path | None = None) -> Path:
+    """Write a derived model, its SHA-256 and its quality report into the cache entry for ``base``."""
     entry = entry_dir(base, cache_dir)
     entry.mkdir(parents=True, exist_ok=True)
+    # The report goes first out and last in: without it the entry is ignored, so a reader
+    # never pairs a new model with an old report.
+    (entry / REPORT_FILE).unlink(missing_ok=True)
     digest = _sha256(derived)
     _write_atomic(entry / MODEL_FILE, derived)
     _write_atomic(entry / CHECKSUM_FILE, f"{digest}  {MODEL_FILE}\n".encode())
@@ -494,9 +503,8 @@ def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> Build
         "onnxruntime": _ort_version(),
         **asdict(report),
     }
-    # The report goes last: until it exists, the entry is incomplete and ignored.
     _write_atomic(entry / REPORT_FILE, json.dumps(meta, indent=1).encode())
-    return BuildResult(entry / MODEL_FILE, report.passed, report, time.perf_counter() - t0)
+    return entry / MODEL_FILE
 
 
 def _ort_version() -> str:

@@ -1,0 +1,164 @@
+"""The derived fast model: the dequantisation is faithful, the right nodes are chosen, and
+the cache only ever hands back an intact model that passed its quality gate.
+
+Building the derived model for real (calibration + quality gate) takes minutes on 2 busy
+cores, so it is not run here: bench/bench_fast_model.py builds it and measures it. These
+tests run the real dequantisation on the real model and the loader's checks on artefacts
+written by the same `store` the build uses.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+
+from tray_reader import model_files
+from tray_reader.speech import fast_model as fm
+
+
+@pytest.fixture(scope="module")
+def base() -> bytes:
+    return model_files.kokoro_model_bytes()
+
+
+@pytest.fixture(scope="module")
+def dequantized(base) -> onnx.ModelProto:
+    return fm.dequantize(onnx.load_from_string(base))
+
+
+def _ops(model: onnx.ModelProto, prefix: str, op: str) -> int:
+    return sum(n.op_type == op and n.name.startswith(prefix) for n in model.graph.node)
+
+
+def test_dequantize_makes_only_the_decoder_float(base, dequantized):
+    shipped = onnx.load_from_string(base)
+    for op in ("ConvInteger", "MatMulInteger"):
+        assert _ops(dequantized, "/decoder/", op) == 0
+        assert _ops(dequantized, "/encoder/", op) == _ops(shipped, "/encoder/", op) > 0
+    assert _ops(dequantized, "/decoder/", "Conv") == _ops(shipped, "/decoder/", "ConvInteger") + _ops(
+        shipped, "/decoder/", "Conv"
+    )
+    assert _ops(dequantized, "", "DynamicQuantizeLinear") < _ops(shipped, "", "DynamicQuantizeLinear")
+    onnx.checker.check_model(dequantized)
+
+
+def test_generator_convs_leave_conv_post_in_float(dequantized):
+    nodes = fm.generator_convs(dequantized)
+    assert len(nodes) == 50
+    assert all(n.startswith(fm.GENERATOR) for n in nodes)
+    assert not [n for n in nodes if "conv_post" in n]
+
+
+def test_dequantized_model_sounds_like_the_shipped_one(base, dequantized, phonemizer):
+    from tray_reader.speech.frontend import TextFrontEnd
+
+    ids = TextFrontEnd(phonemizer).ids(phonemizer("Please open the window and turn on the light."))
+    feeds = fm.model_feeds(ids, model_files.stock_pack("af_heart"))
+    shipped = fm.session_runner(base)(feeds)
+    reference = fm.session_runner(dequantized.SerializeToString())(feeds)
+    # The encoder is untouched, so durations (and the length) are identical; what differs
+    # is the shipped model's own quantisation error, measured at ~1 dB.
+    assert reference.size == shipped.size
+    assert fm.log_mel_distance(reference, shipped) < 2.0
+
+
+def test_split_still_finds_the_boundary_in_the_dequantized_model(dequantized):
+    from tray_reader.speech.split_model import split
+
+    parts = split(dequantized.SerializeToString())
+    decoder = onnx.load_from_string(parts.decoder)
+    assert _ops(decoder, fm.GENERATOR, "Conv") == 51
+
+
+def test_log_mel_distance_is_the_bench_measure():
+    from bench.audio_metrics import log_mel_distance
+
+    rng = np.random.default_rng(1)
+    t = np.arange(24_000) / 24_000
+    a = (np.sin(2 * np.pi * 220 * t) * np.hanning(t.size)).astype(np.float32)
+    b = a + 0.01 * rng.standard_normal(a.size).astype(np.float32)
+    assert fm.log_mel_distance(a, b) == pytest.approx(log_mel_distance(a, b), rel=1e-9)
+    assert fm.log_mel_distance(a, a) == 0.0
+
+
+def _report(ref_db: list[float], shipped_db: list[float]) -> fm.QualityReport:
+    return fm.QualityReport(vs_reference_db=ref_db, vs_shipped_db=shipped_db).judge()
+
+
+@pytest.mark.parametrize(
+    ("ref_db", "shipped_db", "passed"),
+    [
+        ([2.9, 2.8, 3.0, 2.7], [2.8, 2.7, 2.9, 2.6], True),  # what the recipe measures
+        ([5.0, 5.2, 4.9, 5.1], [2.8, 2.7, 2.9, 2.6], False),  # far from the float model
+        ([2.9, 2.8, 3.0, 2.7], [5.0, 5.2, 4.9, 5.1], False),  # far from the shipped model
+        ([2.9, 2.8, 3.0, 7.0], [2.8, 2.7, 2.9, 2.6], False),  # one broken render
+        ([2.9, float("nan"), 3.0, 2.7], [2.8, 2.7, 2.9, 2.6], False),  # silent / NaN audio
+    ],
+)
+def test_quality_gate(ref_db, shipped_db, passed):
+    report = _report(ref_db, shipped_db)
+    assert report.passed is passed
+    assert report.reason
+
+
+GOOD = fm.QualityReport(vs_reference_db=[2.9], vs_shipped_db=[2.8], shipped_vs_reference_db=[1.0]).judge()
+
+
+def test_loader_returns_a_stored_model_that_passed(tmp_path):
+    fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    assert fm.derived_model_bytes(b"base model", tmp_path) == b"derived model"
+
+
+def test_loader_finds_nothing_in_an_empty_cache(tmp_path):
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+
+
+def test_loader_ignores_a_model_built_from_another_base(tmp_path):
+    fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    assert fm.derived_model_bytes(b"another base", tmp_path) is None
+
+
+def test_loader_ignores_a_corrupt_model(tmp_path):
+    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path.write_bytes(b"derived modeL")
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+
+
+def test_loader_ignores_a_model_whose_checksum_file_was_rewritten(tmp_path):
+    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path.write_bytes(b"other bytes")
+    (path.parent / fm.CHECKSUM_FILE).write_text(fm._sha256(b"other bytes"))
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None  # the report's checksum differs
+
+
+def test_loader_ignores_a_model_that_failed_its_gate(tmp_path):
+    bad = _report([5.0], [5.0])
+    fm.store(b"base model", b"derived model", bad, tmp_path)
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+
+
+@pytest.mark.parametrize("change", [{"recipe": fm.RECIPE_VERSION - 1}, {"passed": "yes"}, None])
+def test_loader_ignores_a_report_it_cannot_trust(tmp_path, change):
+    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    report = path.parent / fm.REPORT_FILE
+    if change is None:
+        report.write_text("{ not json")
+    else:
+        report.write_text(json.dumps({**json.loads(report.read_text()), **change}))
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+
+
+def test_loader_ignores_an_entry_without_its_report(tmp_path):
+    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    (path.parent / fm.REPORT_FILE).unlink()
+    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+
+
+def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    entry = fm.entry_dir(b"base model")
+    assert entry.parent == tmp_path / "tray-reader" / "fast-model"
+    assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}")
