@@ -517,3 +517,33 @@ def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tray_reader.speech.fast_model``: build (or check) the cached fast model.
+
+    For the installer or ``tray-reader doctor --build-fast-model``; never the daemon."""
+    import argparse
+
+    from tray_reader import model_files
+
+    ap = argparse.ArgumentParser(prog="python -m tray_reader.speech.fast_model", description=main.__doc__)
+    ap.add_argument("--check", action="store_true", help="only say whether a usable fast model is cached")
+    ap.add_argument("--cache-dir", type=Path, help=f"instead of {cache_root()}")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    base = model_files.kokoro_model_bytes()
+    if args.check:
+        ok = derived_model_bytes(base, args.cache_dir) is not None
+        print(f"fast model in {entry_dir(base, args.cache_dir)}: {'usable' if ok else 'none usable'}")
+        return 0 if ok else 1
+    print(f"building the fast model into {entry_dir(base, args.cache_dir)} (a few minutes)…", flush=True)
+    result = build(base, args.cache_dir, args.threads)
+    verdict = "passed" if result.passed else "FAILED (the shipped model stays in use)"
+    print(f"quality gate {verdict}: {result.report.reason}; {result.seconds:.0f} s")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    sys.exit(main())
