@@ -12,7 +12,15 @@ end. What was played is read back from the sink's monitor::
 
 ``pulse.capture(seconds)`` records a fixed span; ``pulse.kill()`` / ``pulse.start()`` /
 ``pulse.restart()`` stop and start the server for the recovery tests (the sink name, socket
-and ``env`` stay the same, so clients reconnect to the new server).
+and ``env`` stay the same, so clients reconnect to the new server). ``pulse.underruns()``
+counts the times the server found a PortAudio stream empty (a client too late: on a busy CPU
+that, not the code under test, explains a gap or click). ``pulse.client_env`` holds only the
+variables a client needs (PULSE_SERVER, PULSE_SINK).
+
+Measured here: the first PortAudio stream of a *process* stalls 0.7-1.7 s after its first
+callbacks, even with the silent keep-alive stream; the fixture runs one warm-up stream in
+the test process (``warm_up_portaudio``). A daemon under test pays it on its first stream:
+``Player.open()`` at start-up moves it out of the first request.
 """
 
 from __future__ import annotations
