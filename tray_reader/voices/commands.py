@@ -170,7 +170,7 @@ def record_and_add(
     budget: float | None,
     seconds: float,
     source=None,  # AudioSource; the microphone by default
-    wait_for_enter: Callable[[], None] = input,
+    wait_for_enter: Callable[[], object] = input,
     threads: int | None = None,
     out: Out = print,
     err: Out = _err,

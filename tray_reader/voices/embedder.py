@@ -26,7 +26,7 @@ WINDOW_FRAMES = 80
 STRIDE_FRAMES = 40
 
 
-def _hz_to_mel(f: np.ndarray) -> np.ndarray:
+def _hz_to_mel(f: np.ndarray | float) -> np.ndarray:
     f = np.asarray(f, dtype=np.float64)
     mel = f / (200.0 / 3)
     log_part = f >= 1000.0

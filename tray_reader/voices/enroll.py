@@ -145,7 +145,7 @@ def fit_simplex(embeddings: np.ndarray, target: np.ndarray, iterations: int = 50
     n = len(embeddings)
     w = np.full(n, 1.0 / n)
     gram = embeddings @ embeddings.T
-    step = 1.0 / max(np.linalg.norm(gram, 2), 1e-9)
+    step = 1.0 / max(float(np.linalg.norm(gram, 2)), 1e-9)
     for _ in range(iterations):
         w = w - step * (gram @ w - embeddings @ target)
         u = np.sort(w)[::-1]

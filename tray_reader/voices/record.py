@@ -87,14 +87,15 @@ class MicrophoneSource:
         except OSError as e:  # PortAudio itself is missing
             raise AudioDeviceError(f"Cannot use audio input ({e}). Install libportaudio2.") from None
         try:
-            self._stream = sounddevice.InputStream(
+            stream = sounddevice.InputStream(
                 samplerate=self.rate,
                 channels=1,
                 dtype="float32",
                 device=self._device,
                 callback=self._callback,
             )
-            self._stream.start()
+            stream.start()
+            self._stream = stream
         except (sounddevice.PortAudioError, ValueError) as e:
             raise AudioDeviceError(
                 f"Cannot open the microphone ({e}). Check that one is connected."
