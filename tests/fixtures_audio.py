@@ -239,7 +239,8 @@ class PulseServer:
 
 
 def reinit_portaudio() -> None:
-    """Make PortAudio enumerate devices again (it does so only when it initialises)."""
+    """Make PortAudio enumerate devices again (it does so only when it initialises;
+    python-sounddevice issue #125)."""
     import sounddevice
 
     sounddevice._terminate()

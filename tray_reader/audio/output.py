@@ -70,7 +70,9 @@ class AudioOutput(Protocol):
 
 def _rescan_portaudio() -> None:
     """PortAudio lists devices only when it initialises: a sound server started after us
-    (a daemon autostarted before PulseAudio) is seen only after a re-initialisation."""
+    (a daemon autostarted before PulseAudio) is seen only after a re-initialisation.
+    The maintainers' advice (python-sounddevice issues #125, #516); it stops open streams,
+    so it runs only when none is open."""
     import sounddevice
 
     sounddevice._terminate()
