@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from tests.fixtures_audio import active_span, dominant_frequency, envelope, frequency_track
+from tests.fixtures_audio import PulseServer, active_span, dominant_frequency, envelope, frequency_track
 from tray_reader.audio.output import SoundDeviceOutput
 from tray_reader.audio.player import Player, PlayerConfig, PlayerState
 from tray_reader.errors import AudioDeviceError
@@ -259,3 +259,48 @@ def test_no_sound_server_gives_a_clear_message_not_a_hang(pulse, tmp_path):
     )
     assert cli.returncode == 2
     assert "sound server" in cli.stderr
+
+
+@pytest.mark.timeout(60)
+def test_a_sound_server_started_later_is_found_by_the_next_request(pulse):
+    """The daemon may be autostarted before PulseAudio: the first request fails clearly, a later
+    one finds the server (PortAudio is re-initialised to list its devices again)."""
+    late = PulseServer(sink="late_sink")
+    code = (
+        "import sys, numpy as np\n"
+        "from tray_reader.audio.player import Player\n"
+        "from tray_reader.errors import AudioDeviceError\n"
+        "from tray_reader.speech.types import AudioChunk\n"
+        "p = Player()\n"
+        "chunk = AudioChunk(np.zeros(2400, np.float32), 0, last=True)\n"
+        "try:\n"
+        "    p.play(chunk)\n"
+        "    print('played early', flush=True)\n"
+        "except AudioDeviceError as e:\n"
+        "    print('error:', e, flush=True)\n"
+        "sys.stdin.readline()\n"
+        "p.play(chunk)\n"
+        "print('played' if p.wait(10) else 'timeout', flush=True)\n"
+        "p.close()\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=dict(pulse.env, **late.client_env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().startswith("error: No audio output device")
+        late.start()
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "played"
+        assert child.wait(10) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(5)
+        late.close()
