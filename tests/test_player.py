@@ -335,6 +335,21 @@ def test_a_vanished_device_falls_back_to_the_default_and_replays_the_sentence():
         player.close()
 
 
+def test_a_hung_device_is_noticed_after_stall_s_and_reopened():
+    player, out = make(pace=4.0, stall_s=0.3)
+    try:
+        for c in chunks(level(0.2, 1.0), 0):
+            player.play(c)
+        player.finish()
+        wait_for(lambda: player.buffered > 0)
+        out.streams[0].freeze()
+        assert player.wait(10)
+        assert player.stats.reopened == 1 and len(out.streams) == 2
+        assert np.sum(np.abs(out.streams[1].played() - 0.2) < 1e-3) / RATE > 0.9
+    finally:
+        player.close()
+
+
 def test_no_device_gives_error_state_and_the_next_request_retries():
     player, out = make(pace=4.0)
     try:

@@ -237,6 +237,7 @@ class MemoryStream:
         self._render = render
         self._pace = pace
         self.xruns = 0
+        self._frozen = False
         self._blocks: list[np.ndarray] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-output", daemon=True)
@@ -274,11 +275,19 @@ class MemoryStream:
         """Stop calling render, as a vanished device does."""
         self.close()
 
+    def freeze(self) -> None:
+        """Stop calling render but still claim to be active, as a hung device does."""
+        self._frozen = True
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(2)
+
     @property
     def active(self) -> bool:
-        return not self._stop.is_set()
+        return self._frozen or not self._stop.is_set()
 
     def close(self) -> None:
+        self._frozen = False
         self._stop.set()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(2)
