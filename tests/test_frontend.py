@@ -19,6 +19,7 @@ from tray_reader.speech.frontend import (
     TextFrontEnd,
     summarize_skipped,
 )
+from tray_reader.speech.normalize import normalize
 from tray_reader.speech.split import Boundary
 
 
@@ -77,7 +78,10 @@ def test_first_chunk_is_short_and_later_ones_grow(frontend):
     check_chunks(frontend, chunks)
 
 
-WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14)
+# Words the normaliser leaves alone ("vs", "etc" and Roman numerals are read out in full).
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14).filter(
+    lambda w: normalize(w) == w
+)
 PUNCT = st.sampled_from(["", "", "", "", ",", ".", ";", "!", "?", ":"])
 TOKENS = st.lists(
     st.tuples(WORD, PUNCT, st.sampled_from([" ", " ", " ", "\n", "\n\n"])), min_size=1, max_size=80
