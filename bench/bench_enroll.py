@@ -128,6 +128,7 @@ def main() -> int:
             "renders": final.renders,
             "final_label": final.best.label,
             "steps_label": final.before_search.label,
+            "tried": final.tried,
         }
         rows.append(row)
         print_row(row)
@@ -145,6 +146,8 @@ def print_row(r: dict) -> None:
         file=sys.stderr,
         flush=True,
     )
+    for label, score in r["tried"]:
+        print(f"    tried {label!r}: encoder {score:.3f} on text A", file=sys.stderr, flush=True)
 
 
 def print_table(rows: list[dict], header: bool = True) -> None:
