@@ -94,3 +94,15 @@ def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, tmp_p
     with pytest.raises(EnrollmentError, match="cancelled"):
         enroller.enroll(lib, "me", recording, consent=True, cancel=cancel)
     assert [v.name for v in lib.list() if v.kind != "stock"] == []
+
+
+def test_fit_simplex_recovers_a_convex_combination():
+    from tray_reader.voices.enroll import fit_simplex
+
+    rng = np.random.default_rng(0)
+    e = rng.normal(size=(6, 256))
+    w = np.array([0.5, 0.3, 0.2, 0, 0, 0])
+    got = fit_simplex(e, w @ e, iterations=3000)
+    assert np.allclose(got, w, atol=0.02) and got.min() >= 0 and got.sum() == pytest.approx(1)
+    outside = fit_simplex(e, 3 * e[0])  # beyond the hull: the nearest vertex
+    assert np.argmax(outside) == 0 and outside.min() >= 0
