@@ -50,7 +50,11 @@ def models(args: argparse.Namespace, base: bytes) -> tuple[bytes, bytes]:
 
 
 def rtf(named: dict[str, bytes], feeds: list[fm.Feeds], threads: int, rounds: int) -> dict[str, float]:
-    sessions = {name: _session(data, threads) for name, data in named.items()}
+    sessions = {}
+    for name, data in named.items():
+        t0 = time.perf_counter()
+        sessions[name] = _session(data, threads)
+        print(f"  session load {name}: {time.perf_counter() - t0:.2f} s")
     for s in sessions.values():  # warm-up on every length
         for f in feeds:
             s.run(None, f)
@@ -109,30 +113,31 @@ def main() -> None:
 
     print("\n## quality on held-out renders (log-mel distance dB; word recall by pocketsphinx)")
     print(
-        "sentence / voice                  d(ref,shp) d(ref,der) d(shp,der) d(der,der-win)"
-        "  recall shipped / float / derived / derived-windowed"
+        "sentence / voice                  d(ref,shp) d(ref,der) d(shp,der) d(der,der-win) d(shp,shp-win)"
+        "  recall shipped / float / derived / derived-win / shipped-win"
     )
     run = {name: fm.session_runner(data) for name, data in (("s", base), ("r", reference), ("d", derived))}
-    windowed = streaming_runner(derived)
+    windowed, shipped_windowed = streaming_runner(derived), streaming_runner(base)
     rows = []
     report = fm.QualityReport()
     for (sentence, voice), f in zip(renders, feeds, strict=True):
-        s, r, d, dw = run["s"](f), run["r"](f), run["d"](f), windowed(f)
-        rec = [word_recall(sentence, recognise(x, fm.SAMPLE_RATE)) for x in (s, r, d, dw)]
+        s, r, d, dw, sw = run["s"](f), run["r"](f), run["d"](f), windowed(f), shipped_windowed(f)
+        rec = [word_recall(sentence, recognise(x, fm.SAMPLE_RATE)) for x in (s, r, d, dw, sw)]
         dist = [fm.log_mel_distance(r, s), fm.log_mel_distance(r, d), fm.log_mel_distance(s, d)]
-        dist.append(fm.log_mel_distance(d, dw))
+        dist += [fm.log_mel_distance(d, dw), fm.log_mel_distance(s, sw)]
         report.shipped_vs_reference_db.append(dist[0])
         report.vs_reference_db.append(dist[1])
         report.vs_shipped_db.append(dist[2])
         rows.append(dist + rec)
         print(
             f"{sentence[:22]:22} {voice:10} {dist[0]:10.2f} {dist[1]:10.2f} {dist[2]:10.2f} {dist[3]:14.2f}"
+            f" {dist[4]:14.2f}"
             "  " + " / ".join(f"{x:.2f}" for x in rec)
         )
     m = np.mean(rows, axis=0)
     print(
-        f"{'mean':33} {m[0]:10.2f} {m[1]:10.2f} {m[2]:10.2f} {m[3]:14.2f}"
-        "  " + " / ".join(f"{x:.2f}" for x in m[4:])
+        f"{'mean':33} {m[0]:10.2f} {m[1]:10.2f} {m[2]:10.2f} {m[3]:14.2f} {m[4]:14.2f}"
+        "  " + " / ".join(f"{x:.2f}" for x in m[5:])
     )
     report.judge()
     print(f"\nquality gate {fm.GATE}: {'PASS' if report.passed else 'FAIL'} ({report.reason})")
