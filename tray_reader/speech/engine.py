@@ -15,6 +15,8 @@ spinning off so a busy neighbour process does not stall us.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
 import time
@@ -25,6 +27,7 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader import model_files
+from tray_reader.errors import ModelFileError
 from tray_reader.speech.decoder_stream import WindowPlan, stream_frames
 
 log = logging.getLogger(__name__)
@@ -50,8 +53,17 @@ def session_options(threads: int) -> ort.SessionOptions:
     return so
 
 
-def _session(model: bytes, threads: int) -> ort.InferenceSession:
-    return ort.InferenceSession(model, session_options(threads), providers=["CPUExecutionProvider"])
+def _session(model: bytes, threads: int, arena: bool = True) -> ort.InferenceSession:
+    so = session_options(threads)
+    so.enable_cpu_mem_arena = arena
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+
+
+def _return_freed_memory() -> None:
+    """Give the heap freed after loading (model bytes, graph copies: ~60 MB) back to the OS."""
+    # Not glibc: nothing to do, the memory is reused by later allocations instead.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @dataclass
@@ -80,22 +92,25 @@ class KokoroEngine:
         model whole (no windowed decoding)."""
         threads = threads or default_threads()
         t0 = time.perf_counter()
-        model = model_files.kokoro_model_bytes()
-        engine = None
-        if streaming:
-            engine = cls._load_split(model, threads, plan or WindowPlan())
+        engine = cls._load_split(threads, plan or WindowPlan()) if streaming else None
         if engine is None:
-            engine = cls(session=_session(model, threads), threads=threads)
+            engine = cls(session=_session(model_files.kokoro_model_bytes(), threads), threads=threads)
+        _return_freed_memory()
         engine.load_seconds = time.perf_counter() - t0
         return engine
 
     @classmethod
-    def _load_split(cls, model: bytes, threads: int, plan: WindowPlan) -> KokoroEngine | None:
+    def _load_split(cls, threads: int, plan: WindowPlan) -> KokoroEngine | None:
         try:
             from tray_reader.speech.split_model import split
 
-            parts = split(model)
-            features, decoder = _session(parts.features, threads), _session(parts.decoder, threads)
+            parts = split(model_files.kokoro_model_bytes())
+            # Without the arena, memory used by a long chunk goes back after it (measured:
+            # ~125 MB less after a 508-id chunk, no measurable change in speed).
+            features = _session(parts.features, threads, arena=False)
+            decoder = _session(parts.decoder, threads, arena=False)
+        except ModelFileError:
+            raise
         except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
             log.warning(
                 "streaming decoder unavailable (%s: %s); synthesising whole chunks", type(e).__name__, e

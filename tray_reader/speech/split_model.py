@@ -76,26 +76,57 @@ def _subgraph(
     return [graph.node[i] for i in sorted(needed)]
 
 
+def _check_sources(
+    base: onnx.ModelProto, nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], name: str
+) -> set[str]:
+    """The initializers ``nodes`` use; raises if a tensor they read has no source."""
+    init = {t.name for t in base.graph.initializer}
+    used = {x for n in nodes for x in n.input if x}
+    missing = used - {o for n in nodes for o in n.output} - {vi.name for vi in inputs} - init
+    if missing:
+        raise GraphSplitError(f"{name}: tensors with no source after the split: {sorted(missing)[:5]}")
+    return used & init
+
+
 def _model(
     base: onnx.ModelProto,
     nodes: list[onnx.NodeProto],
     inputs: list[onnx.ValueInfoProto],
     outputs: list[onnx.ValueInfoProto],
     name: str,
-) -> onnx.ModelProto:
-    init = {t.name: t for t in base.graph.initializer}
-    given = {vi.name for vi in inputs}
-    produced = {o for n in nodes for o in n.output}
-    used = {x for n in nodes for x in n.input if x}
-    missing = used - produced - given - set(init)
-    if missing:
-        raise GraphSplitError(f"{name}: tensors with no source after the split: {sorted(missing)[:5]}")
+) -> bytes:
+    """A new model of ``nodes`` with copies of the initializers they use, serialized."""
+    used = _check_sources(base, nodes, inputs, name)
     graph = helper.make_graph(
-        nodes, name, inputs, outputs, initializer=[init[n] for n in sorted(used & set(init))]
+        nodes, name, inputs, outputs, initializer=[t for t in base.graph.initializer if t.name in used]
     )
     out = helper.make_model(graph, opset_imports=list(base.opset_import))
     out.ir_version = base.ir_version
-    return out
+    return out.SerializeToString()
+
+
+def _shrink_in_place(
+    model: onnx.ModelProto,
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[onnx.ValueInfoProto],
+    name: str,
+) -> bytes:
+    """Turn ``model`` itself into the model of ``nodes`` (no copy of the weights), serialized."""
+    used = _check_sources(model, nodes, inputs, name)
+    graph = model.graph
+    for i in reversed(range(len(graph.initializer))):
+        if graph.initializer[i].name not in used:
+            del graph.initializer[i]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.value_info[:]
+    del graph.input[:]
+    graph.input.extend(inputs)
+    del graph.output[:]
+    graph.output.extend(outputs)
+    graph.name = name
+    return model.SerializeToString()
 
 
 def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.NodeProto]:
@@ -113,6 +144,12 @@ def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.N
     return out
 
 
+def _copy(value: onnx.ValueInfoProto) -> onnx.ValueInfoProto:
+    out = onnx.ValueInfoProto()
+    out.CopyFrom(value)
+    return out
+
+
 def _float(name: str, shape: list) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
@@ -120,6 +157,7 @@ def _float(name: str, shape: list) -> onnx.ValueInfoProto:
 def split(model_bytes: bytes) -> SplitModel:
     """Derive part A and part B from the whole model (raises GraphSplitError)."""
     model = onnx.load_from_string(model_bytes)
+    del model_bytes  # the caller passes a temporary: free 92 MB before the parts are made
     graph = model.graph
     producer = {o: n for n in graph.node for o in n.output}
     for t in (ASR, F0, ENERGY, PHASE):
@@ -129,10 +167,11 @@ def split(model_bytes: bytes) -> SplitModel:
         "audio"
     ]:
         raise GraphSplitError("unexpected model inputs or outputs")
-    graph_inputs = {i.name: i for i in graph.input}
+    graph_inputs = {i.name: _copy(i) for i in graph.input}
+    graph_outputs = [_copy(o) for o in graph.output]
 
     a_nodes = _subgraph(model, ["tokens", "style", "speed"], [ASR, F0, ENERGY, PHASE], "features")
-    a = _model(
+    features = _model(
         model,
         _rename(a_nodes, _RENAMES),
         [graph_inputs["tokens"], graph_inputs["style"], graph_inputs["speed"]],
@@ -161,7 +200,7 @@ def split(model_bytes: bytes) -> SplitModel:
     first_user = next(i for i, n in enumerate(b_nodes) if PHASE in n.input)
     b_nodes[first_user:first_user] = [local, add]
     b_nodes = _rename(b_nodes, {ASR: "asr", F0: "f0", ENERGY: "energy"})
-    b = _model(
+    decoder = _shrink_in_place(
         model,
         b_nodes,
         [
@@ -171,7 +210,7 @@ def split(model_bytes: bytes) -> SplitModel:
             graph_inputs["style"],
             _float(PHASE_OFFSET, [1, 1, 9]),
         ],
-        list(graph.output),
+        graph_outputs,
         "kokoro_decoder",
     )
-    return SplitModel(a.SerializeToString(), b.SerializeToString())
+    return SplitModel(features, decoder)

@@ -1,0 +1,297 @@
+"""Speech engine figures (prints them; not a test).
+
+    .venv/bin/python -m bench.bench_speech            # all figures (the RSS run takes a while)
+    .venv/bin/python -m bench.bench_speech --rss-words 800 --runs 3
+
+- first audio (warm), per paragraph, median of --runs interleaved runs: the streaming
+  engine (front end's first chunk, decoder windows) against the naive approach
+  (synthesise the whole first sentence, then play), as a ratio. "first speech" is when
+  the first piece holding audible speech (above -40 dBFS RMS) is ready; the model starts
+  every chunk with ~0.3 s of near-silence, so the first piece is usually that silence.
+- real-time factor (compute seconds per audio second) over all paragraphs, streaming and
+  whole-chunk, with 1 and 2 threads, interleaved.
+- ready: load + warm-up in a fresh process (median of 3).
+- peak RSS: a fresh process reads a ~5,000-word text through the front end and the
+  streaming engine; ru_maxrss at the end.
+- seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
+Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+PARAGRAPHS = [
+    "The old lighthouse stood at the edge of the cliff for more than a century. Every night its "
+    "lamp turned slowly, sweeping the dark water with a pale beam. Sailors far from the harbour "
+    "trusted it to guide them past the rocks. When the keeper finally retired, the village decided "
+    "to keep the light burning, and volunteers took turns climbing the narrow stairs each evening.",
+    "Learning a new language takes patience and a little courage. At first, even simple sentences "
+    "feel strange in your mouth, and you worry about every mistake. Then, one morning, you notice "
+    "that you understood a conversation without translating it in your head. That small moment is "
+    "worth the months of practice, the forgotten words, and the awkward silences along the way.",
+    "Our meeting on Thursday will start half an hour later than usual. Please bring the printed "
+    "report, your notes from the last quarter, and any questions about the new schedule. We will "
+    "review the budget first, then discuss the training plan for the spring. If you cannot attend, "
+    "send a short summary of your progress to the team before noon.",
+    "Rain had fallen all afternoon, and the streets shone under the lamps. A boy in a yellow coat "
+    "ran past the bakery, holding a paper bag above his head. Inside, the baker was closing the "
+    "shutters and counting the last loaves of bread. She smiled when she saw him, opened the door "
+    "again, and handed him a warm roll for the walk home.",
+]
+
+LONG_SENTENCES = [
+    "The river wound through the valley, past farms and quiet villages, toward the distant sea.",
+    "She opened the letter carefully, read it twice, and then put it back in the drawer.",
+    "In the spring, the fields turn green and the first flowers appear along the hedges.",
+    "Nobody expected the small bookshop to survive, yet it is still open after forty years.",
+    "He repaired the clock with a steady hand, although the parts were smaller than rice.",
+    "When the train finally arrived, the platform was crowded with tired and hungry travellers.",
+    "The committee agreed to publish the results, but only after a careful second review.",
+    "Children played in the square while their parents talked about the harvest and the weather.",
+    "A cold wind came down from the mountains, and the shepherds gathered the flock early.",
+    "Reading aloud slowly, with clear pauses, helps listeners follow a long and detailed argument.",
+    "Why would anyone leave such a beautiful house empty for so many winters?",
+    "The library keeps its rarest maps in a dry room behind two heavy doors.",
+]
+
+SPEECH_RMS = 0.01
+
+
+def long_text(words: int) -> str:
+    """A deterministic text of about `words` words, in paragraphs of five sentences."""
+    out, count, i = [], 0, 0
+    while count < words:
+        para = " ".join(LONG_SENTENCES[(i * 7 + k) % len(LONG_SENTENCES)] for k in range(5))
+        out.append(para)
+        count += len(para.split())
+        i += 1
+    return "\n\n".join(out)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def _frontend():
+    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.speech.g2p import EnglishPhonemizer
+
+    phonemizer = EnglishPhonemizer()
+    frontend = TextFrontEnd(phonemizer)
+    frontend.phonemize = phonemizer  # the naive approach phonemises whole sentences itself
+    return frontend
+
+
+def _pack():
+    from tray_reader import model_files
+
+    return model_files.stock_pack("af_heart")
+
+
+def first_audio_streaming(engine, frontend, pack, text: str) -> tuple[float, float]:
+    """Seconds until the first piece, and until the first piece with speech in it."""
+    t0 = time.perf_counter()
+    first = speech = None
+    for chunk in frontend.chunks(text):
+        ids = frontend.ids(chunk.phonemes)
+        if not ids:
+            continue
+        for piece in engine.stream(ids, pack, 1.0):
+            now = time.perf_counter() - t0
+            first = now if first is None else first
+            if np.sqrt(np.mean(piece**2)) > SPEECH_RMS:
+                return first, now
+    return first or 0.0, speech or 0.0
+
+
+def first_audio_naive(engine, frontend, pack, text: str) -> float:
+    """Seconds until the whole first sentence is synthesised (then it would play)."""
+    t0 = time.perf_counter()
+    sentence = _sentences(text)[0]
+    ids = frontend.ids(frontend.phonemize(sentence))[:508]
+    engine.synthesize(ids, pack, 1.0)
+    return time.perf_counter() - t0
+
+
+def bench_first_audio(engine, frontend, pack, runs: int) -> None:
+    rows = []
+    for p, text in enumerate(PARAGRAPHS):
+        stream_first, stream_speech, naive = [], [], []
+        for r in range(runs):
+            # Alternate the order so neither approach always runs on a cooler cache.
+            if r % 2:
+                naive.append(first_audio_naive(engine, frontend, pack, text))
+            f, s = first_audio_streaming(engine, frontend, pack, text)
+            stream_first.append(f)
+            stream_speech.append(s)
+            if not r % 2:
+                naive.append(first_audio_naive(engine, frontend, pack, text))
+        m = [statistics.median(v) for v in (stream_first, stream_speech, naive)]
+        rows.append(m)
+        print(
+            f"  paragraph {p}: first audio {m[0] * 1000:.0f} ms, first speech {m[1] * 1000:.0f} ms, "
+            f"naive {m[2] * 1000:.0f} ms, ratio naive/stream {m[2] / m[0]:.1f}x (speech {m[2] / m[1]:.1f}x)"
+        )
+    med = [statistics.median(c) for c in zip(*rows, strict=True)]
+    print(
+        f"first audio (median over paragraphs): streaming {med[0] * 1000:.0f} ms "
+        f"(first speech {med[1] * 1000:.0f} ms), naive {med[2] * 1000:.0f} ms, "
+        f"ratio {med[2] / med[0]:.1f}x ({med[2] / med[1]:.1f}x to first speech)"
+    )
+
+
+def _all_ids(frontend) -> list[list[int]]:
+    return [ids for t in PARAGRAPHS for c in frontend.chunks(t) if (ids := frontend.ids(c.phonemes))]
+
+
+def bench_rtf(frontend, pack, runs: int) -> None:
+    from tray_reader.speech.engine import KokoroEngine
+
+    chunks = _all_ids(frontend)
+    engines = {t: KokoroEngine.load(t) for t in (1, 2)}
+    for e in engines.values():
+        e.warm_up(pack)
+    times: dict[tuple[int, str], list[float]] = {}
+    audio_seconds = 0.0
+    for _ in range(runs):
+        for threads, e in engines.items():
+            for mode in ("stream", "whole"):
+                t0 = time.perf_counter()
+                n = 0
+                for ids in chunks:
+                    if mode == "stream":
+                        n += sum(p.size for p in e.stream(ids, pack, 1.0))
+                    else:
+                        n += e.synthesize(ids, pack, 1.0).size
+                times.setdefault((threads, mode), []).append(time.perf_counter() - t0)
+                audio_seconds = n / 24_000
+    for (threads, mode), ts in sorted(times.items()):
+        print(
+            f"RTF {threads} thread{'s' if threads > 1 else ''}, {mode:6}: "
+            f"{statistics.median(ts) / audio_seconds:.3f} (median of {len(ts)}, {audio_seconds:.0f} s audio)"
+        )
+
+
+def bench_seams(engine, frontend, pack) -> None:
+    from bench.audio_metrics import log_mel_distance, snr_db
+
+    lmd, snr = [], []
+    for ids in _all_ids(frontend):
+        whole = engine.synthesize(ids, pack, 1.0)
+        streamed = np.concatenate(list(engine.stream(ids, pack, 1.0)))
+        lmd.append(log_mel_distance(whole, streamed))
+        snr.append(snr_db(whole, streamed))
+    print(
+        f"seams, streamed vs whole chunk over {len(lmd)} chunks: log-mel distance median "
+        f"{statistics.median(lmd):.2f} dB (max {max(lmd):.2f}), SNR median {statistics.median(snr):.1f} dB"
+    )
+
+
+def _child(args: list[str]) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.bench_speech", *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def child_ready(threads: int) -> None:
+    t0 = time.perf_counter()
+    from tray_reader.speech.engine import KokoroEngine
+
+    engine = KokoroEngine.load(threads)
+    engine.warm_up(_pack())
+    print(
+        json.dumps(
+            {
+                "ready": time.perf_counter() - t0,
+                "load": engine.load_seconds,
+                "warm": engine.warm_seconds,
+                "streaming": engine.streaming,
+            }
+        )
+    )
+
+
+def child_rss(words: int, threads: int, streaming: bool) -> None:
+    from tray_reader.speech.engine import KokoroEngine
+
+    frontend, pack = _frontend(), _pack()
+    engine = KokoroEngine.load(threads, streaming=streaming)
+    engine.warm_up(pack)
+    t0 = time.perf_counter()
+    samples, longest = 0, 0
+    for chunk in frontend.chunks(long_text(words)):
+        ids = frontend.ids(chunk.phonemes)
+        if ids:
+            longest = max(longest, len(ids))
+            samples += sum(p.size for p in engine.stream(ids, pack, 1.0))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "peak_mb": peak_mb,
+                "audio_s": samples / 24_000,
+                "compute_s": time.perf_counter() - t0,
+                "longest_chunk_ids": longest,
+            }
+        )
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rss-words", type=int, default=5000)
+    ap.add_argument("--skip", nargs="*", default=[], choices=["first", "rtf", "ready", "rss", "seams"])
+    ap.add_argument("--child", choices=["ready", "rss"])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--whole", action="store_true", help="child rss: the unsplit model")
+    args = ap.parse_args()
+    if args.child == "ready":
+        return child_ready(args.threads)
+    if args.child == "rss":
+        return child_rss(args.rss_words, args.threads, not args.whole)
+
+    from tray_reader.speech.engine import KokoroEngine
+
+    print(f"load average at start: {os.getloadavg()}, cpus: {os.cpu_count()}")
+    if "ready" not in args.skip:
+        rs = [_child(["--child", "ready", "--threads", str(args.threads)]) for _ in range(3)]
+        r = sorted(rs, key=lambda x: x["ready"])[1]
+        print(
+            f"ready (load + warm-up, fresh process, median of 3): {r['ready']:.2f} s "
+            f"(load {r['load']:.2f} s, warm-up {r['warm']:.2f} s, streaming={r['streaming']})"
+        )
+    frontend, pack = _frontend(), _pack()
+    if "first" not in args.skip or "seams" not in args.skip:
+        engine = KokoroEngine.load(args.threads)
+        engine.warm_up(pack)
+        if "first" not in args.skip:
+            bench_first_audio(engine, frontend, pack, args.runs)
+        if "seams" not in args.skip:
+            bench_seams(engine, frontend, pack)
+        del engine
+    if "rtf" not in args.skip:
+        bench_rtf(frontend, pack, max(1, args.runs // 2))
+    if "rss" not in args.skip:
+        r = _child(["--child", "rss", "--rss-words", str(args.rss_words), "--threads", str(args.threads)])
+        print(
+            f"peak RSS reading a {args.rss_words}-word text: {r['peak_mb']:.0f} MB "
+            f"({r['audio_s']:.0f} s of audio in {r['compute_s']:.0f} s, longest chunk {r['longest_chunk_ids']} ids)"
+        )
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
