@@ -53,7 +53,10 @@ def show_text(text: str) -> Iterator[str]:
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
     from tray_reader.voices.library import VoiceLibrary
 
-    pack = voice_pack(voice or VoiceLibrary().default_voice() or DEFAULT_VOICE)
+    library = VoiceLibrary()
+    name = voice or library.default_voice() or DEFAULT_VOICE
+    pack = library.pack(name)
+    speed = speed or library.info(name).speed  # an enrolled voice carries its matched speaking rate
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     synth = Synthesizer(frontend, KokoroEngine.load(threads))
     if not out:
