@@ -1,7 +1,7 @@
 """The streaming decoder (split model, windowed part B) on the real model.
 
 The log-mel bound: on three test sentences the windowed output (default plan) differs
-from the whole-chunk output by 4.0-6.3 dB mean log-mel distance, because the decoder's
+from the whole-chunk output by 4.1-6.2 dB mean log-mel distance, because the decoder's
 instance norms see only each window (pocketsphinx hears the same words in both). Hard
 cuts without context or cross-fade give 7.6-11 dB, and a wrongly placed window (tested
 below) gives well over 10 dB, so 8 dB separates "same utterance, windowed" from broken.

@@ -124,10 +124,16 @@ class KokoroEngine:
         return self.decoder is not None
 
     def warm_up(self, pack: np.ndarray) -> None:
-        """Run the model on typical input lengths so the first real request is fast."""
+        """Run each session once so the first real request is fast.
+
+        Kept short for the 2 s start-up budget: part A on a short and a typical chunk,
+        the decoder on the first two windows only (~1 s of audio)."""
         t0 = time.perf_counter()
-        for n in (12, 60):
-            for _ in self.stream(list(range(40, 40 + n)), pack, 1.0):
+        if self.features is None:
+            self.synthesize(list(range(40, 52)), pack, 1.0)
+        else:
+            self.features.run(None, self._feeds(list(range(40, 100)), pack, 1.0))
+            for _, _ in zip(range(2), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
                 pass
         self.warm_seconds = time.perf_counter() - t0
 
