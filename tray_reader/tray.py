@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-ICONS_DIR = Path(__file__).resolve().parent.parent / "icons"
+
+def _icons_dir() -> Path:
+    # An installed wheel carries icons/ inside the package; a checkout has it beside it.
+    inside = Path(__file__).resolve().parent / "icons"
+    return inside if inside.is_dir() else Path(__file__).resolve().parent.parent / "icons"
+
+
+ICONS_DIR = _icons_dir()
 SPEEDS = (0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75)
 """Speeds offered in the Speed menu (any 0.5-2.0 value works through settings or ctl)."""
 STATE_COLOURS = {
