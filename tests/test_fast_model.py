@@ -1,7 +1,7 @@
 """The derived fast model: the dequantisation is faithful, the right nodes are chosen, and
 the cache only ever hands back an intact model that passed its quality gate.
 
-Building the derived model for real (calibration + quality gate) takes minutes on 2 busy
+Building the derived model for real (calibration + quality gate) takes 2-3 minutes on 2 busy
 cores, so it is not run here: bench/bench_fast_model.py builds it and measures it. These
 tests run the real dequantisation on the real model and the loader's checks on artefacts
 written by the same `store` the build uses.
@@ -43,6 +43,17 @@ def test_dequantize_makes_only_the_decoder_float(base, dequantized):
     )
     assert _ops(dequantized, "", "DynamicQuantizeLinear") < _ops(shipped, "", "DynamicQuantizeLinear")
     onnx.checker.check_model(dequantized)
+
+
+def test_generator_scope_leaves_the_rest_of_the_decoder_as_shipped(base):
+    shipped = onnx.load_from_string(base)
+    model = fm.dequantize(shipped, scope=fm.GENERATOR)
+    assert _ops(model, fm.GENERATOR, "ConvInteger") == 0
+    assert _ops(model, fm.GENERATOR, "Conv") == 51
+    for op in ("ConvInteger", "MatMulInteger"):
+        assert _ops(model, "", op) - _ops(model, fm.GENERATOR, op) == _ops(shipped, "", op) - _ops(
+            shipped, fm.GENERATOR, op
+        )
 
 
 def test_generator_convs_leave_conv_post_in_float(dequantized):
