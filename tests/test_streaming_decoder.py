@@ -113,13 +113,36 @@ def test_stopping_the_stream_stops_decoding(engine, ids, pack):
 def test_falls_back_to_the_whole_model_when_the_split_fails(monkeypatch, caplog, ids, pack):
     from tray_reader.speech import split_model
 
-    def broken(model):
+    def broken(load_model, cache_dir=None):
         raise split_model.GraphSplitError("test")
 
-    monkeypatch.setattr(split_model, "split", broken)
+    monkeypatch.setattr(split_model, "cached_split", broken)
     with caplog.at_level(logging.WARNING):
         engine = KokoroEngine.load(2)
     assert not engine.streaming
     assert "streaming decoder unavailable" in caplog.text
     pieces = list(engine.stream(ids, pack, 1.0))
     assert len(pieces) == 1 and pieces[0].size > 24_000
+
+
+def test_split_cache_is_checked_and_rebuilt_when_corrupt(tmp_path, caplog):
+    from tray_reader.speech.split_model import PINNED_SHA256, _sha256, cached_split
+
+    loads = []
+
+    def load_model():
+        loads.append(1)
+        return model_files.kokoro_model_bytes()
+
+    first = cached_split(load_model, tmp_path)
+    assert _sha256(first.decoder) == PINNED_SHA256["decoder"]
+    assert cached_split(load_model, tmp_path) == first and len(loads) == 1
+    (cached,) = tmp_path.glob("split-*/decoder.onnx")
+    data = bytearray(cached.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    cached.write_bytes(bytes(data))
+    with caplog.at_level(logging.WARNING):
+        again = cached_split(load_model, tmp_path)
+    assert "corrupt" in caplog.text and len(loads) == 2
+    assert _sha256(again.decoder) == PINNED_SHA256["decoder"]
+    assert _sha256(cached.read_bytes()) == PINNED_SHA256["decoder"]

@@ -102,9 +102,9 @@ class KokoroEngine:
     @classmethod
     def _load_split(cls, threads: int, plan: WindowPlan) -> KokoroEngine | None:
         try:
-            from tray_reader.speech.split_model import split
+            from tray_reader.speech.split_model import cached_split
 
-            parts = split(model_files.kokoro_model_bytes())
+            parts = cached_split(model_files.kokoro_model_bytes)
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
             features = _session(parts.features, threads, arena=False)
