@@ -219,3 +219,11 @@ def record_and_add(
         progress=_progress(err),
     )
     _report(info, result, out)
+
+
+def enroll_from_tray() -> None:
+    """The tray's "Enroll voice…" (found by app.py, called from any thread): open the
+    enrolment window on the GUI loop (tray_reader.enroll_window)."""
+    from tray_reader.enroll_window import open_enroll_window
+
+    open_enroll_window()
