@@ -25,15 +25,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import onnx
-from onnx import TensorProto, helper
-
-from tray_reader.speech.fast_model import cache_root
+if TYPE_CHECKING:
+    import onnx
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,8 @@ def _model(
     name: str,
 ) -> bytes:
     """A new model of ``nodes`` with copies of the initializers they use, serialized."""
+    from onnx import helper
+
     used = _check_sources(base, nodes, inputs, name)
     graph = helper.make_graph(
         nodes, name, inputs, outputs, initializer=[t for t in base.graph.initializer if t.name in used]
@@ -140,6 +142,8 @@ def _shrink_in_place(
 
 
 def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.NodeProto]:
+    import onnx
+
     out = []
     for n in nodes:
         c = onnx.NodeProto()
@@ -155,17 +159,25 @@ def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.N
 
 
 def _copy(value: onnx.ValueInfoProto) -> onnx.ValueInfoProto:
+    import onnx
+
     out = onnx.ValueInfoProto()
     out.CopyFrom(value)
     return out
 
 
 def _float(name: str, shape: list) -> onnx.ValueInfoProto:
+    from onnx import TensorProto, helper
+
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
 def split(model_bytes: bytes) -> SplitModel:
     """Derive part A and part B from the whole model (raises GraphSplitError)."""
+    # Imported here: a start-up from the cache never needs onnx (14 MB).
+    import onnx
+    from onnx import helper
+
     model = onnx.load_from_string(model_bytes)
     del model_bytes  # the caller passes a temporary: free 92 MB before the parts are made
     graph = model.graph
@@ -232,6 +244,17 @@ PINNED_SHA256 = {
 }
 """What `split` makes from the pinned model (deterministic; onnx 1.23.2). Only parts with
 exactly these checksums are written to or read from the cache."""
+
+
+def cache_root() -> Path:
+    """The user cache dir (the one ``fast_model`` uses; not imported from there because that
+    module imports onnx, 14 MB a start-up from the cache does not need)."""
+    home = Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local") / "tray-reader"
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "tray-reader"
+    return Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "tray-reader"
 
 
 def _sha256(data: bytes) -> str:
