@@ -138,13 +138,15 @@ def test_file_enrolment_shows_progress_then_the_result_and_switches_voice(tmp_pa
     enroller.gate.set()
     v = wait_phase(flow, Phase.DONE)
     assert "similarity to your recording 0.78; nearest stock voice af_sarah 0.61" in v.result
-    assert v.fraction == 1.0 and v.can_use and not v.can_cancel
+    assert v.fraction == 1.0 and v.can_use and not v.can_cancel and not v.can_start
     call = enroller.calls[0]
     assert call["consent"] is True and call["settings"] == "the settings" and len(call["sha"]) == 64
     assert call["text"] is None  # the words of a file are unknown
     assert "me" in [i.name for i in flow.library.list()]
     flow.use_voice()
     assert switched == ["me"] and not flow.view().can_use and "now reads with me" in flow.view().message
+    flow.set_name("me-again")
+    assert flow.view().can_start
 
 
 def test_cancel_keeps_the_best_voice_found_so_far(tmp_path):
@@ -309,3 +311,41 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
     pump(0.3)
     assert not enroll_window._open
     assert os.path.exists(Path(desktop.screenshot("enroll-window-closed.png")))
+
+
+def _wait_for(pred, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not (value := pred()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+    return value
+
+
+@pytest.mark.desktop
+def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop):
+    """The real path: right-click the tray icon, choose "Enroll voice…" with the keyboard,
+    the window opens from the daemon's GUI loop, and Close leaves the daemon running."""
+
+    def shown() -> list[str]:
+        return desktop.xdotool("search", "--onlyvisible", "--name", "Enroll a voice", check=False).split()
+
+    _, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
+    desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
+    desktop.xdotool("click", "3")
+    time.sleep(0.8)
+    # Read selection, Pause, Stop, Next, Previous, Voice, Speed, then Enroll voice… (8th).
+    desktop.xdotool("key", "--delay", "80", *["Down"] * 8, "Return")
+    wid = _wait_for(shown, 15, "the enrolment window")[0]
+    desktop.xdotool("mousemove", "5", "700")
+    desktop.xdotool("type", "--delay", "30", "af_sarah")  # the name entry has the focus
+    time.sleep(0.5)
+    print(f"\nscreenshot {desktop.screenshot('enroll-window-daemon.png')}")
+    assert tray_daemon.status()["state"] == "idle"
+    geometry = desktop._geometry(wid)
+    assert geometry is not None
+    wx, wy, ww, wh = geometry
+    desktop.xdotool("mousemove", str(wx + ww - 48), str(wy + wh - 30))  # the Close button
+    desktop.xdotool("click", "1")
+    _wait_for(lambda: not shown(), 10, "the window to close")
+    assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
+    assert tray_daemon.status()["state"] == "idle"

@@ -165,6 +165,7 @@ class EnrollFlow:
             and not self.name_error
             and self.consent
             and self.audio is not None
+            and self.name != self.voice  # just made: another go needs another name
         )
 
     # -- recording --------------------------------------------------------------------------
@@ -366,7 +367,9 @@ class EnrollWindow:
         self.flow = flow
         self._on_closed = on_closed
         win = self.window = Gtk.Window(title="Enroll a voice — tray-reader")
-        win.set_default_size(520, -1)
+        self._width = 520
+        self._drawn: Phase | None = None
+        win.set_default_size(self._width, -1)
         win.set_border_width(12)
         win.set_position(Gtk.WindowPosition.CENTER)
         box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)
@@ -475,7 +478,12 @@ class EnrollWindow:
 
     def draw(self) -> None:
         v = self.flow.view()
-        self.name_error.set_text(v.name_error)
+        if v.phase is not self._drawn:
+            self._drawn = v.phase
+            self.window.resize(self._width, 1)  # shrink to fit what this phase shows
+        self.name_error.set_markup(
+            f'<span foreground="#c01c28">{self._GLib.markup_escape_text(v.name_error)}</span>'
+        )
         self.name_error.set_visible(bool(v.name_error))
         busy = v.phase in (Phase.RECORDING, Phase.ENROLLING)
         for w in (self.name, self.record, self.choose, self.consent):
@@ -485,7 +493,9 @@ class EnrollWindow:
         self.level.set_value(max(0.0, min(60.0, v.level_db + 60.0)))
         self.progress.set_visible(v.phase in (Phase.ENROLLING, Phase.DONE))
         self.progress.set_fraction(v.fraction)
-        self.message.set_text(v.message)
+        problem = v.phase in (Phase.EDITING, Phase.FAILED)  # messages there are problems
+        text = self._GLib.markup_escape_text(v.message)
+        self.message.set_markup(f'<span foreground="#c01c28">{text}</span>' if problem else text)
         self.message.set_visible(bool(v.message))
         self.result.set_text(v.result)
         self.result.set_visible(bool(v.result))
