@@ -17,7 +17,7 @@ from tray_reader import model_files
 from tray_reader.enroll_window import EnrollFlow, Phase
 from tray_reader.errors import AudioDeviceError, EnrollmentError
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
-from tray_reader.voices.record import MemorySource
+from tray_reader.voices.record import MemorySource, MicrophoneSource
 
 RATE = 16_000
 
@@ -80,6 +80,18 @@ def wait_phase(flow: EnrollFlow, phase: Phase, timeout: float = 10):
         assert time.monotonic() < deadline, f"phase stayed {v.phase}: {v.message}"
         time.sleep(0.01)
     return v
+
+
+class SlowSource(MemorySource):
+    """A microphone stand-in that takes its time (a block every 5 ms, or `delay`)."""
+
+    def __init__(self, samples: np.ndarray, rate: int, block: int = 800, delay: float = 0.005) -> None:
+        super().__init__(samples, rate, block)
+        self.delay = delay
+
+    def read(self, timeout):
+        time.sleep(self.delay)
+        return super().read(timeout)
 
 
 def wav(tmp_path: Path) -> Path:
@@ -206,11 +218,6 @@ def test_recording_passes_the_passage_text_and_a_missing_microphone_is_explained
 
 
 def test_stop_ends_a_recording_early_and_drops_the_passage_text(tmp_path):
-    class SlowSource(MemorySource):
-        def read(self, timeout):
-            time.sleep(0.005)
-            return super().read(timeout)
-
     enroller = FakeEnroller()
     enroller.gate.set()
     flow = make_flow(tmp_path, enroller, microphone=lambda: SlowSource(speechlike(12), RATE, block=800))
@@ -257,11 +264,16 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
     soundfile.write(path, renderer.render(model_files.stock_pack(HELD_OUT), 1.0, [SPOKEN]), 24_000)
     library = VoiceLibrary(tmp_path / "lib")
     switched: list[str] = []
+    # First a microphone that is not there, then one that records (2.5 times real time).
+    microphones = [
+        lambda: SlowSource(speechlike(12), RATE, block=800, delay=0.02),
+        lambda: MicrophoneSource(device="no-such-microphone"),
+    ]
     flow = EnrollFlow(
         library,
         lambda: Enroller(renderer, SpeakerEmbedder.load(), stock_profiles.load()),
         switched.append,
-        lambda: MemorySource(np.zeros(0, np.float32), RATE),
+        lambda: microphones.pop()(),
         settings=EnrollSettings(budget_seconds=5, exclude=(HELD_OUT,)),
     )
     context = GLib.MainContext.default()
@@ -277,38 +289,53 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
     pump(5, lambda: bool(enroll_window._open))
     assert enroll_window._open, "the window did not open"
     window = enroll_window._open[0]
-    title = window.window.get_title()
-    pump(1)
-    assert desktop.xdotool("search", "--onlyvisible", "--name", "Enroll a voice", check=False).split()
+    try:
+        title = window.window.get_title()
+        pump(1)
+        assert desktop.xdotool("search", "--onlyvisible", "--name", "Enroll a voice", check=False).split()
 
-    # Fill in the form through the widgets, as the user would.
-    window.name.set_text("af_sarah")
-    pump(0.3)
-    assert "stock voice" in window.name_error.get_text() and not window.start.get_sensitive()
-    window.name.set_text("emma-like")
-    flow.choose_file(path)  # the file chooser is a modal GTK dialog; its result lands here
-    window.consent.set_active(True)
-    pump(0.3)
-    assert window.start.get_sensitive()
-    desktop.screenshot("enroll-window.png")
-    window.start.clicked()
-    started = time.monotonic()
-    pump(80, lambda: flow.view().fraction > 0.2)
-    desktop.screenshot("enroll-window-progress.png")
-    pump(80, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
-    v = flow.view()
-    print(f"\n{title}: {v.phase.value} after {time.monotonic() - started:.0f} s\n{v.result or v.message}")
-    assert v.phase is Phase.DONE, v.message
-    pump(0.3)
-    assert "similarity to your recording" in window.result.get_text()
-    assert window.use.get_visible() and window.use.get_sensitive()
-    desktop.screenshot("enroll-window-result.png")
-    assert "emma-like" in [i.name for i in VoiceLibrary(tmp_path / "lib").list()]
-    window.use.clicked()
-    pump(5, lambda: bool(switched))
-    assert switched == ["emma-like"]
-    window.window.destroy()
-    pump(0.3)
+        # Fill in the form through the widgets, as the user would.
+        window.name.set_text("af_sarah")
+        pump(0.3)
+        assert "stock voice" in window.name_error.get_text() and not window.start.get_sensitive()
+        window.name.set_text("emma-like")
+        window.record.clicked()
+        pump(5, lambda: flow.view().phase is Phase.EDITING)
+        pump(0.3)
+        assert "Cannot open the microphone" in window.message.get_text()
+        window.record.clicked()
+        pump(10, lambda: flow.view().recorded_seconds > 6)
+        assert window.recording.get_visible() and window.level.get_value() > 20
+        desktop.screenshot("enroll-window-recording.png")
+        window.stop.clicked()
+        pump(5, lambda: flow.view().phase is Phase.EDITING)
+        pump(0.3)
+        assert window.audio.get_text().startswith("recording, ")
+        flow.choose_file(path)  # the file chooser is a modal GTK dialog; its result lands here
+        window.consent.set_active(True)
+        pump(0.3)
+        assert window.start.get_sensitive()
+        desktop.screenshot("enroll-window.png")
+        window.start.clicked()
+        started = time.monotonic()
+        pump(80, lambda: flow.view().fraction > 0.2)
+        desktop.screenshot("enroll-window-progress.png")
+        pump(80, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
+        v = flow.view()
+        print(f"\n{title}: {v.phase.value} after {time.monotonic() - started:.0f} s\n{v.result or v.message}")
+        assert v.phase is Phase.DONE, v.message
+        pump(0.3)
+        assert "similarity to your recording" in window.result.get_text()
+        assert window.use.get_visible() and window.use.get_sensitive()
+        desktop.screenshot("enroll-window-result.png")
+        assert "emma-like" in [i.name for i in VoiceLibrary(tmp_path / "lib").list()]
+        window.use.clicked()
+        pump(5, lambda: bool(switched))
+        assert switched == ["emma-like"]
+    finally:
+        if enroll_window._open:
+            window.window.destroy()
+        pump(0.3)
     assert not enroll_window._open
     assert os.path.exists(Path(desktop.screenshot("enroll-window-closed.png")))
 
@@ -322,20 +349,21 @@ def _wait_for(pred, timeout: float, what: str):
 
 
 @pytest.mark.desktop
-def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop):
+def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop, monkeypatch):
     """The real path: right-click the tray icon, choose "Enroll voice…" with the keyboard,
     the window opens from the daemon's GUI loop, and Close leaves the daemon running."""
 
     def shown() -> list[str]:
         return desktop.xdotool("search", "--onlyvisible", "--name", "Enroll a voice", check=False).split()
 
+    others = set(shown())  # windows other tests left open
     _, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
     desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
     desktop.xdotool("click", "3")
     time.sleep(0.8)
     # Read selection, Pause, Stop, Next, Previous, Voice, Speed, then Enroll voice… (8th).
     desktop.xdotool("key", "--delay", "80", *["Down"] * 8, "Return")
-    wid = _wait_for(shown, 15, "the enrolment window")[0]
+    wid = _wait_for(lambda: set(shown()) - others, 15, "the enrolment window").pop()
     desktop.xdotool("mousemove", "5", "700")
     desktop.xdotool("type", "--delay", "30", "af_sarah")  # the name entry has the focus
     time.sleep(0.5)
@@ -346,6 +374,17 @@ def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop):
     wx, wy, ww, wh = geometry
     desktop.xdotool("mousemove", str(wx + ww - 48), str(wy + wh - 30))  # the Close button
     desktop.xdotool("click", "1")
-    _wait_for(lambda: not shown(), 10, "the window to close")
+    _wait_for(lambda: wid not in shown(), 10, "the window to close")
     assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
     assert tray_daemon.status()["state"] == "idle"
+
+    # "Use this voice" goes the way of `ctl voice NAME`: the daemon switches and lists it.
+    from tray_reader.enroll_window import switch_daemon_voice
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tray_daemon.runtime))
+    monkeypatch.setenv("XDG_DATA_HOME", tray_daemon.env["XDG_DATA_HOME"])
+    before = tray_daemon.status()["voice"]
+    VoiceLibrary().mix("made-in-window", [("af_sarah", 0.5), ("bf_emma", 0.5)])
+    switch_daemon_voice("made-in-window")
+    assert tray_daemon.status()["voice"] == "made-in-window"
+    assert tray_daemon.cli("ctl", "voice", before).returncode == 0

@@ -407,7 +407,7 @@ class EnrollWindow:
         passage.set_selectable(True)
         self.recording.pack_start(passage, False, False, 0)
         row = Gtk.Box(spacing=8)
-        self.level = Gtk.LevelBar(min_value=0.0, max_value=60.0)
+        self.level = Gtk.LevelBar(min_value=0.0, max_value=60.0, valign=Gtk.Align.CENTER)
         row.pack_start(self.level, True, True, 0)
         self.stop = Gtk.Button(label="Stop")
         self.stop.connect("clicked", lambda b: self.flow.stop_recording())
