@@ -19,7 +19,7 @@ The shipped model is dynamic int8: every Conv/MatMul quantises its input at run 
 
 The result is a build artefact, cached in the user's cache dir under a key made of the
 base model's SHA-256 and ``RECIPE_VERSION``, with its own SHA-256 and the quality report
-beside it. Building takes a minute or two, so it never runs when the daemon starts:
+beside it. Building takes 2–4 minutes on 2 cores, so it never runs when the daemon starts:
 ``build`` is for ``tray-reader doctor --build-fast-model`` or the installer, and
 ``derived_model_bytes`` (cheap: read + hash) returns the cached model only when its
 checksum and its quality report both check out; otherwise the caller keeps the shipped one.
