@@ -9,6 +9,7 @@ below) gives well over 10 dB, so 8 dB separates "same utterance, windowed" from 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -84,9 +85,24 @@ def test_streamed_audio_is_intelligible(whole_and_pieces):
 def test_split_model_is_exact_for_a_whole_chunk(engine, ids, pack):
     whole_model = KokoroEngine.load(2, streaming=False)
     assert not whole_model.streaming
+    untrimmed = dataclasses.replace(engine, trim_padding=False)
     np.testing.assert_allclose(
-        engine.synthesize(ids, pack, 1.0), whole_model.synthesize(ids, pack, 1.0), atol=1e-5
+        untrimmed.synthesize(ids, pack, 1.0), whole_model.synthesize(ids, pack, 1.0), atol=1e-5
     )
+
+
+def test_padding_silence_is_skipped_but_speech_kept(engine, ids, pack):
+    untrimmed = dataclasses.replace(engine, trim_padding=False).synthesize(ids, pack, 1.0)
+    trimmed = engine.synthesize(ids, pack, 1.0)
+    env = np.abs(untrimmed)
+    loud = np.nonzero(env > 0.01 * env.max())[0]
+    lead_silence = loud[0] / 24_000
+    assert lead_silence > 0.25  # the model's own silence before the first phoneme
+    first_loud = np.nonzero(np.abs(trimmed) > 0.01 * env.max())[0][0] / 24_000
+    assert 0.02 < first_loud < 0.12  # little silence left, but the onset is not cut
+    assert untrimmed.size * 0.8 < trimmed.size <= untrimmed.size - 0.2 * 24_000
+    # every loud stretch of the untrimmed audio is still there
+    assert np.sum(np.abs(trimmed) > 0.05) >= 0.98 * np.sum(env > 0.05)
 
 
 class _CountingSession:

@@ -25,17 +25,19 @@ Decode = Callable[[dict[str, np.ndarray]], np.ndarray]
 class WindowPlan:
     """How a chunk's frames are cut into decoder windows (1 frame = 25 ms of audio)."""
 
-    first_frames: int = 12
-    """Frames in the first window: small, so the first audio comes quickly."""
+    first_frames: int = 16
+    """Frames in the first window: small, so the first audio comes quickly. Since the
+    padding's silence is skipped, the first window holds speech; 12 frames garbled the
+    first words more often (recogniser recall 0.69-0.79 vs 0.81-0.94 with 16, context 8)."""
     frames: int = 80
     """Frames in each later window (a last one takes up to half again); bounds the
     decoder's memory per run."""
     growth: float = 2.0
     """Each window may be this many times the previous one, up to ``frames``."""
-    context: int = 4
-    """Extra frames decoded on each side of a window and then dropped. Measured on three
-    sentences: 8 frames instead of 4 cost 16 % more decoding for no clear gain in
-    log-mel distance to the whole-chunk output (4.1-5.9 dB vs 4.4-6.2 dB)."""
+    context: int = 8
+    """Extra frames decoded on each side of a window and then dropped. 8 frames instead of
+    4 cost ~16 % more decoding; with the padding skipped it raised recogniser recall on
+    three sentences (0.75-1.0 -> 0.86-0.94 together with a 16-frame first window)."""
     crossfade: int = 1200
     """Samples over which consecutive windows are blended (linear); at most context x 600."""
 
@@ -62,6 +64,34 @@ def windows(n_frames: int, plan: WindowPlan) -> list[tuple[int, int]]:
     return out
 
 
+LEAD_MARGIN = 3
+"""Frames of the leading padding still decoded: speech onsets start ~1 frame before the
+padding ends (measured), so 75 ms keeps soft onsets whole."""
+TRAIL_MARGIN = 4
+"""Frames of the trailing padding still decoded, for the last phoneme's decay."""
+
+
+def speech_frames(asr: np.ndarray) -> tuple[int, int]:
+    """[lo, hi) frames worth decoding: without most of the padding tokens' frames.
+
+    Kokoro renders the padding id at each end of a chunk as 0.3-0.5 s of silence. Aligned
+    text features repeat one column per frame of a token, so the padding's frames are the
+    leading (trailing) columns equal to the first (last) one. Skipping them removes that
+    silence from the time to first sound and its cost from every chunk; the pauses between
+    chunks are the synthesiser's, sized by punctuation."""
+    cols = asr[0]
+    n = cols.shape[1]
+    lead = 1
+    while lead < n and np.array_equal(cols[:, lead], cols[:, 0]):
+        lead += 1
+    trail = 1
+    while trail < n - lead and np.array_equal(cols[:, n - 1 - trail], cols[:, n - 1]):
+        trail += 1
+    lo = max(0, lead - LEAD_MARGIN)
+    hi = min(n, n - trail + TRAIL_MARGIN)
+    return (lo, hi) if hi > lo else (0, n)
+
+
 def stream_frames(
     decode: Decode,
     asr: np.ndarray,
@@ -70,12 +100,16 @@ def stream_frames(
     phase: np.ndarray,
     style: np.ndarray,
     plan: WindowPlan,
+    frames: tuple[int, int] | None = None,
 ) -> Iterator[np.ndarray]:
-    """Audio of one chunk, window by window; the pieces concatenated are the whole chunk."""
+    """Audio of frames [lo, hi) of one chunk (default: all), window by window; the pieces
+    concatenated are that stretch of the whole chunk. Frames outside it still serve as
+    context."""
     n = asr.shape[2]
+    first, last = frames or (0, n)
     fade_in = np.linspace(0.0, 1.0, plan.crossfade + 2, dtype=np.float32)[1:-1]
     tail: np.ndarray | None = None
-    for start, end in windows(n, plan):
+    for start, end in ((s + first, e + first) for s, e in windows(last - first, plan)):
         a, b = max(0, start - plan.context), min(n, end + plan.context)
         offset = phase[:, 2 * a - 1 : 2 * a, :] if a > 0 else np.zeros((1, 1, phase.shape[2]), np.float32)
         audio = decode(
@@ -93,7 +127,7 @@ def stream_frames(
             head = audio[lo - tail.size : lo]
             blended = tail * (1.0 - fade_in) + head * fade_in
             piece = np.concatenate([blended, piece])
-        if end < n and plan.crossfade:
+        if end < last and plan.crossfade:
             tail = piece[piece.size - plan.crossfade :].copy()
             piece = piece[: piece.size - plan.crossfade]
         else:

@@ -28,7 +28,8 @@ import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.speech.decoder_stream import WindowPlan, stream_frames
+from tray_reader.speech.decoder_stream import WindowPlan, speech_frames, stream_frames
+from tray_reader.speech.split_model import FRAME_SAMPLES
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,9 @@ class KokoroEngine:
     """Part B: one window of frames -> audio."""
     plan: WindowPlan = field(default_factory=WindowPlan)
     """How `stream` cuts a chunk into decoder windows."""
+    trim_padding: bool = True
+    """Skip decoding most of the padding tokens' silence (split model only; see
+    decoder_stream.speech_frames)."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
 
@@ -159,6 +163,9 @@ class KokoroEngine:
                 None,
                 {"asr": asr, "f0": f0, "energy": energy, "style": feeds["style"], "phase_offset": offset},
             )[0]
+            if self.trim_padding:
+                lo, hi = speech_frames(asr)
+                out = np.asarray(out).reshape(-1)[lo * FRAME_SAMPLES : hi * FRAME_SAMPLES]
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
     def stream(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> Iterator[np.ndarray]:
@@ -172,6 +179,14 @@ class KokoroEngine:
         feeds = self._feeds(ids, pack, speed)
         asr, f0, energy, phase = self.features.run(None, feeds)
         decoder = self.decoder
+        frames = speech_frames(asr) if self.trim_padding else None
         yield from stream_frames(
-            lambda window: decoder.run(None, window)[0], asr, f0, energy, phase, feeds["style"], self.plan
+            lambda window: decoder.run(None, window)[0],
+            asr,
+            f0,
+            energy,
+            phase,
+            feeds["style"],
+            self.plan,
+            frames,
         )
