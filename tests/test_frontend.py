@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tray_reader.speech import letter_sounds
@@ -78,10 +78,7 @@ def test_first_chunk_is_short_and_later_ones_grow(frontend):
     check_chunks(frontend, chunks)
 
 
-# Words the normaliser leaves alone ("vs", "etc" and Roman numerals are read out in full).
-WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14).filter(
-    lambda w: normalize(w) == w
-)
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14)
 PUNCT = st.sampled_from(["", "", "", "", ",", ".", ";", "!", "?", ":"])
 TOKENS = st.lists(
     st.tuples(WORD, PUNCT, st.sampled_from([" ", " ", " ", "\n", "\n\n"])), min_size=1, max_size=80
@@ -92,6 +89,9 @@ TOKENS = st.lists(
 @given(tokens=TOKENS)
 def test_chunking_invariants(frontend, tokens):
     text = "".join(w + p + s for w, p, s in tokens)
+    # Only texts the normaliser leaves word for word ("vs. x", "etc", Roman numerals are
+    # read out in full; that is tested in test_normalize).
+    assume(letters(normalize(text)) == [w for w, _, _ in tokens])
     chunks = list(frontend.chunks(text))
     # nothing lost or reordered, never cut inside a word
     assert [w for c in chunks for w in letters(c.text)] == [w for w, _, _ in tokens]
