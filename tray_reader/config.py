@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tempfile
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import tomllib
+
+from tray_reader.paths import config_dir
 
 SPEED_RANGE = (0.5, 2.0)
 VOLUME_RANGE = (0.0, 1.0)
@@ -46,17 +47,6 @@ NAMED_KEYS = {
     "backspace",
 }
 """Non-character keys a hotkey may end with (pynput names)."""
-
-
-def config_dir() -> Path:
-    """tray-reader's config dir for this platform (honours XDG_CONFIG_HOME on Linux)."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "tray-reader"
 
 
 def settings_path() -> Path:

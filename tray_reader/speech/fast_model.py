@@ -42,6 +42,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from tray_reader.paths import cache_dir as cache_root
+
 log = logging.getLogger(__name__)
 
 RECIPE_VERSION = 2
@@ -409,17 +411,6 @@ def measure_quality(shipped: Run, reference: Run, derived: Run, feeds: list[Feed
 
 
 # --- cache ------------------------------------------------------------------------------
-
-
-def cache_root() -> Path:
-    """tray-reader's cache dir (``$XDG_CACHE_HOME/tray-reader`` on Linux)."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "tray-reader"
 
 
 def _sha256(data: bytes) -> str:

@@ -25,12 +25,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tray_reader.paths import cache_dir as cache_root
 
 if TYPE_CHECKING:
     import onnx
@@ -244,17 +245,6 @@ PINNED_SHA256 = {
 }
 """What `split` makes from the pinned model (deterministic; onnx 1.23.2). Only parts with
 exactly these checksums are written to or read from the cache."""
-
-
-def cache_root() -> Path:
-    """The user cache dir (the one ``fast_model`` uses; not imported from there because that
-    module imports onnx, 14 MB a start-up from the cache does not need)."""
-    home = Path.home()
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local") / "tray-reader"
-    if sys.platform == "darwin":
-        return home / "Library" / "Caches" / "tray-reader"
-    return Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "tray-reader"
 
 
 def _sha256(data: bytes) -> str:

@@ -14,7 +14,6 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
+from tray_reader.paths import data_dir
 
 PACK_SHAPE = model_files.PACK_SHAPE
 FORMAT = "tray-reader-voice/1"
@@ -33,17 +33,6 @@ FORMAT = "tray-reader-voice/1"
 MAX_NAME = 40
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 STATE_FILE = "state.json"
-
-
-def data_dir() -> Path:
-    """tray-reader's data dir for this platform (honours XDG_DATA_HOME on Linux)."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "tray-reader"
 
 
 @dataclass(frozen=True)
