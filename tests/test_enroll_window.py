@@ -304,7 +304,8 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         pump(0.3)
         assert "Cannot open the microphone" in window.message.get_text()
         window.record.clicked()
-        pump(10, lambda: flow.view().recorded_seconds > 6)
+        # The meter shows the level of the moment; wait for a moment of speech, not a pause.
+        pump(10, lambda: flow.view().recorded_seconds > 6 and window.level.get_value() > 20)
         assert window.recording.get_visible() and window.level.get_value() > 20
         desktop.screenshot("enroll-window-recording.png")
         window.stop.clicked()
