@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import plistlib
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -32,7 +31,6 @@ def test_enable_disable_round_trip(tmp_path):
     assert not entry.path.exists()
 
 
-@pytest.mark.skipif(shutil.which("desktop-file-validate") is None, reason="desktop-file-utils missing")
 def test_xdg_entry_is_valid_and_quotes_awkward_paths(tmp_path):
     odd = str(tmp_path / 'my "apps" $HOME 100%' / "bin" / "tray-reader")
     command = [odd, "run", "--settings", "/tmp/a b\\c.toml"]

@@ -286,13 +286,14 @@ class _Feeds:
     """The CalibrationDataReader protocol over a list of feeds."""
 
     def __init__(self, feeds: list[Feeds]) -> None:
+        self._feeds = feeds
         self._it = iter(feeds)
 
     def get_next(self) -> Feeds | None:
         return next(self._it, None)
 
     def rewind(self) -> None:  # pragma: no cover - only some calibrators call it
-        raise NotImplementedError
+        self._it = iter(self._feeds)
 
 
 def quantize_generator(fp32: onnx.ModelProto, calibration: list[Feeds]) -> onnx.ModelProto:
