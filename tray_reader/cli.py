@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tray_reader import __version__
 from tray_reader.errors import TrayReaderError
@@ -15,14 +15,23 @@ SAMPLE_TEXT = (
 )
 
 
-def _speed(value: str) -> float:
-    try:
-        speed = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"speed must be a number from 0.5 to 2.0, got {value!r}") from None
-    if not 0.5 <= speed <= 2.0:
-        raise argparse.ArgumentTypeError(f"speed must be from 0.5 to 2.0, got {value}")
-    return speed
+def _number_in(what: str, low: float, high: float, unit: str = "") -> Callable[[str], float]:
+    """An argparse type: a number from `low` to `high`, with a message naming `what`."""
+    allowed = f"from {low:g} to {high:g}{unit}"
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number {allowed}, got {value!r}") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be {allowed}, got {value}")
+        return number
+
+    return parse
+
+
+_speed = _number_in("speed", 0.5, 2.0)
 
 
 def _read_text(args_text: Sequence[str]) -> str:
@@ -89,14 +98,7 @@ def cmd_voice(args: argparse.Namespace) -> int:
     return 0
 
 
-def _budget(value: str) -> float:
-    try:
-        budget = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"budget must be a number of seconds, got {value!r}") from None
-    if not 0 <= budget <= 3600:
-        raise argparse.ArgumentTypeError(f"budget must be from 0 to 3600 seconds, got {value}")
-    return budget
+_budget = _number_in("budget", 0, 3600, " seconds")
 
 
 def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
