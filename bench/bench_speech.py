@@ -168,16 +168,21 @@ def _all_ids(frontend) -> list[list[int]]:
 
 
 def bench_rtf(frontend, pack, runs: int) -> None:
+    """Both decoders (shipped and, when built, fast) with 1 and 2 threads, interleaved."""
     from tray_reader.speech.engine import KokoroEngine
 
     chunks = _all_ids(frontend)
-    engines = {t: KokoroEngine.load(t) for t in (1, 2)}
+    engines = {}
+    for threads in (1, 2):
+        for fast in (False, True):
+            e = KokoroEngine.load(threads, fast=fast)
+            engines[(threads, e.decoder_kind)] = e
     for e in engines.values():
         e.warm_up(pack)
-    times: dict[tuple[int, str], list[float]] = {}
+    times: dict[tuple[int, str, str], list[float]] = {}
     audio_seconds = 0.0
     for _ in range(runs):
-        for threads, e in engines.items():
+        for (threads, kind), e in engines.items():
             for mode in ("stream", "whole"):
                 t0 = time.perf_counter()
                 n = 0
@@ -186,12 +191,15 @@ def bench_rtf(frontend, pack, runs: int) -> None:
                         n += sum(p.size for p in e.stream(ids, pack, 1.0))
                     else:
                         n += e.synthesize(ids, pack, 1.0).size
-                times.setdefault((threads, mode), []).append(time.perf_counter() - t0)
+                times.setdefault((threads, kind, mode), []).append(time.perf_counter() - t0)
                 audio_seconds = n / 24_000
-    for (threads, mode), ts in sorted(times.items()):
+    rtf = {k: statistics.median(ts) / audio_seconds for k, ts in times.items()}
+    for (threads, kind, mode), r in sorted(rtf.items()):
+        vs = rtf.get((threads, "shipped", mode))
+        ratio = f", {vs / r:.2f}x the shipped decoder" if kind != "shipped" and vs else ""
         print(
-            f"RTF {threads} thread{'s' if threads > 1 else ''}, {mode:6}: "
-            f"{statistics.median(ts) / audio_seconds:.3f} (median of {len(ts)}, {audio_seconds:.0f} s audio)"
+            f"RTF {threads} thread{'s' if threads > 1 else ''}, {kind:7} decoder, {mode:6}: {r:.3f}"
+            f"{ratio} (median of {len(times[(threads, kind, mode)])}, {audio_seconds:.0f} s audio)"
         )
 
 
@@ -217,11 +225,11 @@ def _child(args: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def child_ready(threads: int) -> None:
+def child_ready(threads: int, fast: bool) -> None:
     t0 = _clocks()
     from tray_reader.speech.engine import KokoroEngine
 
-    engine = KokoroEngine.load(threads)
+    engine = KokoroEngine.load(threads, fast=fast)
     engine.warm_up(_pack())
     wall, cpu = _since(t0)
     print(
@@ -232,16 +240,17 @@ def child_ready(threads: int) -> None:
                 "load": engine.load_seconds,
                 "warm": engine.warm_seconds,
                 "streaming": engine.streaming,
+                "decoder": engine.decoder_kind,
             }
         )
     )
 
 
-def child_rss(words: int, threads: int, streaming: bool) -> None:
+def child_rss(words: int, threads: int, streaming: bool, fast: bool) -> None:
     from tray_reader.speech.engine import KokoroEngine
 
     frontend, pack = _frontend(), _pack()
-    engine = KokoroEngine.load(threads, streaming=streaming)
+    engine = KokoroEngine.load(threads, streaming=streaming, fast=fast)
     engine.warm_up(pack)
     t0 = time.perf_counter()
     samples, longest = 0, 0
@@ -258,6 +267,7 @@ def child_rss(words: int, threads: int, streaming: bool) -> None:
                 "audio_s": samples / 24_000,
                 "compute_s": time.perf_counter() - t0,
                 "longest_chunk_ids": longest,
+                "decoder": engine.decoder_kind,
             }
         )
     )
@@ -271,26 +281,37 @@ def main() -> None:
     ap.add_argument("--child", choices=["ready", "rss"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--whole", action="store_true", help="child rss: the unsplit model")
+    ap.add_argument(
+        "--decoder",
+        choices=["fast", "shipped"],
+        default="fast",
+        help="part B for ready, first audio, seams and RSS: the derived fast one when built "
+        "(python -m tray_reader.speech.fast_model), or the shipped one; RTF measures both",
+    )
     args = ap.parse_args()
+    fast = args.decoder == "fast"
     if args.child == "ready":
-        return child_ready(args.threads)
+        return child_ready(args.threads, fast)
     if args.child == "rss":
-        return child_rss(args.rss_words, args.threads, not args.whole)
+        return child_rss(args.rss_words, args.threads, not args.whole, fast)
+    child_args = ["--threads", str(args.threads), "--decoder", args.decoder]
 
     from tray_reader.speech.engine import KokoroEngine
 
     print(f"load average at start: {os.getloadavg()}, cpus: {os.cpu_count()}")
     if "ready" not in args.skip:
-        rs = [_child(["--child", "ready", "--threads", str(args.threads)]) for _ in range(3)]
+        rs = [_child(["--child", "ready", *child_args]) for _ in range(3)]
         r = sorted(rs, key=lambda x: x["ready"])[1]
         print(
             f"ready (load + warm-up, fresh process, median of 3): {r['ready']:.2f} s, CPU {r['cpu']:.2f} s "
-            f"(load {r['load']:.2f} s, warm-up {r['warm']:.2f} s, streaming={r['streaming']})"
+            f"(load {r['load']:.2f} s, warm-up {r['warm']:.2f} s, streaming={r['streaming']}, "
+            f"{r['decoder']} decoder)"
         )
     frontend, pack = _frontend(), _pack()
     if "first" not in args.skip or "seams" not in args.skip:
-        engine = KokoroEngine.load(args.threads)
+        engine = KokoroEngine.load(args.threads, fast=fast)
         engine.warm_up(pack)
+        print(f"first audio and seams with the {engine.decoder_kind} decoder")
         if "first" not in args.skip:
             bench_first_audio(engine, frontend, pack, args.runs)
         if "seams" not in args.skip:
@@ -299,9 +320,9 @@ def main() -> None:
     if "rtf" not in args.skip:
         bench_rtf(frontend, pack, max(1, args.runs // 2))
     if "rss" not in args.skip:
-        r = _child(["--child", "rss", "--rss-words", str(args.rss_words), "--threads", str(args.threads)])
+        r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
         print(
-            f"peak RSS reading a {args.rss_words}-word text: {r['peak_mb']:.0f} MB "
+            f"peak RSS reading a {args.rss_words}-word text ({r['decoder']} decoder): {r['peak_mb']:.0f} MB "
             f"({r['audio_s']:.0f} s of audio in {r['compute_s']:.0f} s, longest chunk {r['longest_chunk_ids']} ids)"
         )
     print(f"load average at end: {os.getloadavg()}")

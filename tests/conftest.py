@@ -18,4 +18,6 @@ def phonemizer():
 def engine():
     from tray_reader.speech.engine import KokoroEngine
 
-    return KokoroEngine.load(2)
+    # The shipped decoder, so results do not depend on whether the fast one is built;
+    # test_engine_fast.py covers that one.
+    return KokoroEngine.load(2, fast=False)

@@ -72,7 +72,8 @@ def rig(tmp_path: Path):
     clip = MemoryClipboard()
     loads: list[tuple[int | None, float]] = []
 
-    def load(threads, pack, on_warning):
+    def load(threads, fast, pack, on_warning):
+        assert fast is True  # the default setting
         loads.append((threads, float(pack[0, 0, 0])))
         if rig_warning:
             on_warning(rig_warning[0])

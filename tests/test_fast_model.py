@@ -115,61 +115,63 @@ def test_quality_gate(ref_db, shipped_db, passed):
     assert report.reason
 
 
+BASE = fm._sha256(b"base model")
+OTHER = fm._sha256(b"another base")
 GOOD = fm.QualityReport(vs_reference_db=[2.9], vs_shipped_db=[2.8], shipped_vs_reference_db=[1.0]).judge()
 
 
 def test_loader_returns_a_stored_model_that_passed(tmp_path):
-    fm.store(b"base model", b"derived model", GOOD, tmp_path)
-    assert fm.derived_model_bytes(b"base model", tmp_path) == b"derived model"
+    fm.store(BASE, b"derived model", GOOD, tmp_path)
+    assert fm.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
 
 
 def test_loader_finds_nothing_in_an_empty_cache(tmp_path):
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_built_from_another_base(tmp_path):
-    fm.store(b"base model", b"derived model", GOOD, tmp_path)
-    assert fm.derived_model_bytes(b"another base", tmp_path) is None
+    fm.store(BASE, b"derived model", GOOD, tmp_path)
+    assert fm.derived_decoder_bytes(OTHER, tmp_path) is None
 
 
 def test_loader_ignores_a_corrupt_model(tmp_path):
-    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"derived modeL")
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_whose_checksum_file_was_rewritten(tmp_path):
-    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"other bytes")
     (path.parent / fm.CHECKSUM_FILE).write_text(fm._sha256(b"other bytes"))
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None  # the report's checksum differs
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None  # the report's checksum differs
 
 
 def test_loader_ignores_a_model_that_failed_its_gate(tmp_path):
     bad = _report([5.0], [5.0])
-    fm.store(b"base model", b"derived model", bad, tmp_path)
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+    fm.store(BASE, b"derived model", bad, tmp_path)
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 @pytest.mark.parametrize("change", [{"recipe": fm.RECIPE_VERSION - 1}, {"passed": "yes"}, None])
 def test_loader_ignores_a_report_it_cannot_trust(tmp_path, change):
-    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
     report = path.parent / fm.REPORT_FILE
     if change is None:
         report.write_text("{ not json")
     else:
         report.write_text(json.dumps({**json.loads(report.read_text()), **change}))
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_an_entry_without_its_report(tmp_path):
-    path = fm.store(b"base model", b"derived model", GOOD, tmp_path)
+    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
     (path.parent / fm.REPORT_FILE).unlink()
-    assert fm.derived_model_bytes(b"base model", tmp_path) is None
+    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    entry = fm.entry_dir(b"base model")
+    entry = fm.entry_dir(BASE)
     assert entry.parent == tmp_path / "tray-reader" / "fast-model"
     assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}")

@@ -83,7 +83,8 @@ def test_install_use_verify_uninstall(tmp_path, desktop, pulse):
         path.write_text(text)
     user_data = _files(home)
 
-    _run(["bash", str(LINUX / "install.sh"), "--systemd"], env, timeout=480)
+    # --no-fast-model: building it is a minute more; test_engine_fast builds and checks it.
+    _run(["bash", str(LINUX / "install.sh"), "--systemd", "--no-fast-model"], env, timeout=480)
     venv_bin = home / ".local/share/tray-reader/venv/bin"
     launcher = home / ".local/bin/tray-reader"
     menu = home / ".local/share/applications/tray-reader.desktop"
@@ -95,6 +96,7 @@ def test_install_use_verify_uninstall(tmp_path, desktop, pulse):
     doctor = _run([str(launcher), "doctor"], env, check=False)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "Kokoro model (4 packages): ok" in doctor.stdout
+    assert "fast decoder: not built" in doctor.stdout and "--build-fast-model" in doctor.stdout
     assert _run([str(launcher), "--version"], env).stdout.strip() == "tray-reader 0.1.0"
 
     wav = tmp_path / "x.wav"

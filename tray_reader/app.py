@@ -130,9 +130,10 @@ class LibraryVoices:
         return self._lib.default_voice()
 
 
-PipelineFactory = Callable[[int | None, np.ndarray, Callable[[str], None]], SpeechPipeline]
-"""(threads or None for automatic, pack to warm with, on_warning) -> a loaded, warmed
-pipeline; `on_warning` gets problems that do not stop it (e.g. a broken user lexicon)."""
+PipelineFactory = Callable[[int | None, bool, np.ndarray, Callable[[str], None]], SpeechPipeline]
+"""(threads or None for automatic, use the fast decoder if built, pack to warm with,
+on_warning) -> a loaded, warmed pipeline; `on_warning` gets problems that do not stop it
+(e.g. a broken user lexicon)."""
 
 
 @dataclass
@@ -217,7 +218,9 @@ class App:
             return self.parts.voices.pack(default)
 
     def _make_pipeline(self) -> SpeechPipeline:
-        return self.parts.load_pipeline(self.settings.threads or None, self._pack, self._on_pipeline_warning)
+        return self.parts.load_pipeline(
+            self.settings.threads or None, self.settings.fast_model, self._pack, self._on_pipeline_warning
+        )
 
     def _on_pipeline_warning(self, message: str) -> None:
         self.problems.append(message)

@@ -185,6 +185,10 @@ def cmd_read(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from tray_reader import doctor
 
+    if args.build_fast_model:
+        from tray_reader.speech import fast_model
+
+        return fast_model.build_command(None, args.threads or 2, check=False, force=False, out=print)
     lines, problems = doctor.report()
     print("\n".join(lines))
     return 1 if problems else 0
@@ -234,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     devices.set_defaults(func=cmd_devices)
 
     doctor = sub.add_parser("doctor", help="print versions, devices, model checks and fixes for problems")
+    doctor.add_argument(
+        "--build-fast-model",
+        action="store_true",
+        help="build the faster derived decoder once (about a minute; used from the next start)",
+    )
+    doctor.add_argument("--threads", type=int, default=None, help="threads for --build-fast-model")
     doctor.set_defaults(func=cmd_doctor)
     return p
 

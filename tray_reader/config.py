@@ -81,6 +81,10 @@ class Settings:
     """Audio output device name (part of it is enough); '' is the system default."""
     threads: int = 0
     """Inference threads; 0 picks one per core (up to 4). Needs a restart."""
+    fast_model: bool = True
+    """Use the faster derived decoder (about 1.4x) when it has been built and passed its
+    quality check (`tray-reader doctor --build-fast-model`); false uses the shipped model
+    only. Needs a restart."""
     copy_and_restore: bool = False
     """When nothing is selected (X11 PRIMARY empty), send Ctrl+C, read the clipboard, then
     put your previous clipboard text back."""
@@ -90,7 +94,7 @@ class Settings:
     """The [hotkeys] table."""
 
 
-RESTART_NEEDED = ("device", "threads")
+RESTART_NEEDED = ("device", "threads", "fast_model")
 """Settings that take effect only after a restart; the rest apply while running."""
 
 
@@ -125,7 +129,7 @@ def default_file_text() -> str:
     out = [
         "# tray-reader settings. Remove the leading '# ' of a line to change it.",
         "# voice, speed, volume, copy_and_restore, notifications and hotkeys apply while",
-        "# tray-reader runs; device and threads need a restart.",
+        "# tray-reader runs; device, threads and fast_model need a restart.",
         "",
     ]
     defaults = Settings()
@@ -233,7 +237,7 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         else:
             threads = v
     flags = {}
-    for key in ("copy_and_restore", "notifications"):
+    for key in ("copy_and_restore", "notifications", "fast_model"):
         v = raw.get(key, getattr(d, key))
         if not isinstance(v, bool):
             problems.append(
@@ -286,6 +290,7 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         threads=threads,
         copy_and_restore=flags["copy_and_restore"],
         notifications=flags["notifications"],
+        fast_model=flags["fast_model"],
         hotkeys=Hotkeys(**chosen),
     )
     bad = {k for k in known if any(p.startswith(f"{where}: {k} ") for p in problems)}

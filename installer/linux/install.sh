@@ -9,6 +9,8 @@
 #   --systemd             start at login through a systemd user unit instead of XDG autostart
 #   --no-autostart        do not start at login
 #   --no-gtk              skip PyGObject (the tray then has no menu; no compiler needed)
+#   --no-fast-model       do not build the faster derived decoder (about a minute; it can
+#                         be built later with: tray-reader doctor --build-fast-model)
 #   --pip-args "ARGS"     extra pip arguments, e.g. "--find-links /path/to/wheels"
 #                         (also read from $TRAY_READER_PIP_ARGS)
 #   --install-system-packages
@@ -23,6 +25,7 @@
 #   $XDG_DATA_HOME/icons/hicolor/<n>x<n>/apps/tray-reader.png
 #   $XDG_CONFIG_HOME/autostart/tray-reader.desktop     login entry (or, with --systemd,
 #   $XDG_CONFIG_HOME/systemd/user/tray-reader.service  a systemd user unit)
+#   $XDG_CACHE_HOME/tray-reader/                       models derived from the shipped one
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,6 +34,7 @@ PY=python3
 SYSTEMD=0
 AUTOSTART=1
 GTK=1
+FAST_MODEL=1
 INSTALL_SYSTEM=0
 CHECK_ONLY=0
 PIP_ARGS=${TRAY_READER_PIP_ARGS:-}
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
         --systemd) SYSTEMD=1 ;;
         --no-autostart) AUTOSTART=0 ;;
         --no-gtk) GTK=0 ;;
+        --no-fast-model) FAST_MODEL=0 ;;
         --pip-args) PIP_ARGS=${2?--pip-args needs a value}; shift ;;
         --install-system-packages) INSTALL_SYSTEM=1 ;;
         --check-only) CHECK_ONLY=1 ;;
@@ -212,6 +217,12 @@ else
     pip_install "$SOURCE$EXTRAS"
 fi
 pip_install --no-deps "$EMBEDDER"
+if [ "$FAST_MODEL" = 1 ]; then
+    # Derived from the installed model and checked against it; tray-reader uses the shipped
+    # decoder whenever this is missing or fails its quality check.
+    "$VENV/bin/tray-reader" doctor --build-fast-model \
+        || echo "The fast decoder was not built; tray-reader uses the shipped one."
+fi
 
 # ---------------------------------------------------------------- launcher, menu, icons
 mkdir -p "$BIN_DIR"

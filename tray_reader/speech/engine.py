@@ -81,6 +81,21 @@ def _return_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+def _fast_decoder(threads: int) -> ort.InferenceSession | None:
+    """A session of the derived fast decoder if one is built and checks out (it is ~1.5x
+    faster, see ``fast_model``); None keeps the shipped one."""
+    from tray_reader.speech import fast_model
+
+    derived = fast_model.cached_decoder()
+    if derived is None:
+        return None
+    try:
+        return _session(derived, threads, arena=False)
+    except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the shipped decoder works
+        log.warning("fast decoder unusable (%s: %s); using the shipped one", type(e).__name__, e)
+        return None
+
+
 @dataclass
 class KokoroEngine:
     """Holds the onnxruntime sessions for Kokoro and turns token ids into audio.
@@ -99,27 +114,39 @@ class KokoroEngine:
     trim_padding: bool = True
     """Skip decoding most of the padding tokens' silence (split model only; see
     decoder_stream.speech_frames)."""
+    decoder_kind: str = "shipped"
+    """Which part B runs: "shipped", or "fast" (the derived static-int8 generator, see
+    ``fast_model``), or "whole" when the model is not split."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
 
     @classmethod
     def load(
-        cls, threads: int | None = None, streaming: bool = True, plan: WindowPlan | None = None
+        cls,
+        threads: int | None = None,
+        streaming: bool = True,
+        plan: WindowPlan | None = None,
+        fast: bool = True,
     ) -> KokoroEngine:
         """Build the sessions from the verified model bytes; ``streaming=False`` keeps the
-        model whole (no windowed decoding)."""
+        model whole (no windowed decoding). With ``fast``, part B is the derived fast
+        decoder when one has been built and passed its quality gate (else the shipped one)."""
         threads = threads or default_threads()
         _bound_heap_growth()
         t0 = time.perf_counter()
-        engine = cls._load_split(threads, plan or WindowPlan()) if streaming else None
+        engine = cls._load_split(threads, plan or WindowPlan(), fast) if streaming else None
         if engine is None:
-            engine = cls(session=_session(model_files.kokoro_model_bytes(), threads), threads=threads)
+            engine = cls(
+                session=_session(model_files.kokoro_model_bytes(), threads),
+                threads=threads,
+                decoder_kind="whole",
+            )
         _return_freed_memory()
         engine.load_seconds = time.perf_counter() - t0
         return engine
 
     @classmethod
-    def _load_split(cls, threads: int, plan: WindowPlan) -> KokoroEngine | None:
+    def _load_split(cls, threads: int, plan: WindowPlan, fast: bool) -> KokoroEngine | None:
         try:
             from tray_reader.speech.split_model import cached_split
 
@@ -127,7 +154,9 @@ class KokoroEngine:
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
             features = _session(parts.features, threads, arena=False)
-            decoder = _session(parts.decoder, threads, arena=False)
+            decoder, kind = (_fast_decoder(threads) if fast else None), "fast"
+            if decoder is None:
+                decoder, kind = _session(parts.decoder, threads, arena=False), "shipped"
         except ModelFileError:
             raise
         except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
@@ -135,7 +164,9 @@ class KokoroEngine:
                 "streaming decoder unavailable (%s: %s); synthesising whole chunks", type(e).__name__, e
             )
             return None
-        return cls(session=None, threads=threads, features=features, decoder=decoder, plan=plan)
+        return cls(
+            session=None, threads=threads, features=features, decoder=decoder, plan=plan, decoder_kind=kind
+        )
 
     @property
     def streaming(self) -> bool:

@@ -19,10 +19,11 @@ The shipped model is dynamic int8: every Conv/MatMul quantises its input at run 
 
 The result is a build artefact, cached in the user's cache dir under a key made of the
 base model's SHA-256 and ``RECIPE_VERSION``, with its own SHA-256 and the quality report
-beside it. Building takes 2–4 minutes on 2 cores, so it never runs when the daemon starts:
+beside it. Building takes 1–4 minutes on 2 cores, so it never runs when the daemon starts:
 ``build`` is for ``tray-reader doctor --build-fast-model`` or the installer, and
-``derived_model_bytes`` (cheap: read + hash) returns the cached model only when its
-checksum and its quality report both check out; otherwise the caller keeps the shipped one.
+``derived_decoder_bytes`` (cheap: read + hash) returns the cached part B (see
+``split_model``) only when its checksum and its quality report both check out; otherwise
+the engine keeps the shipped one.
 """
 
 from __future__ import annotations
@@ -31,22 +32,25 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
 
 from tray_reader.paths import cache_dir as cache_root
 
+if TYPE_CHECKING:
+    import onnx
+
 log = logging.getLogger(__name__)
 
-RECIPE_VERSION = 2
+RECIPE_VERSION = 3
 """Bump when anything below changes the derived bytes (sentences, voices, options)."""
 
 DECODER = "/decoder/"
@@ -130,6 +134,11 @@ def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
     become ``Conv(x, w, bias) ─► y`` / ``MatMul(x, w) ─► y``; nodes left without a
     consumer (the quantisers, the bias quantisation) are then removed.
     """
+    # Imported here, as in the other build steps: the engine reads the cached decoder
+    # through this module without ever needing onnx.
+    import onnx
+    from onnx import helper, numpy_helper
+
     out = onnx.ModelProto()
     out.CopyFrom(model)
     graph = out.graph
@@ -298,6 +307,7 @@ class _Feeds:
 
 def quantize_generator(fp32: onnx.ModelProto, calibration: list[Feeds]) -> onnx.ModelProto:
     """Static QDQ int8 (per-channel, MinMax) of the generator's Convs in the float model."""
+    import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
 
     nodes = generator_convs(fp32)
@@ -418,28 +428,30 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def entry_dir(base: bytes, cache_dir: Path | None = None) -> Path:
-    """Where the model derived from ``base`` by this recipe lives."""
+def entry_dir(base_sha256: str, cache_dir: Path | None = None) -> Path:
+    """Where the decoder derived from the model with this SHA-256 by this recipe lives."""
     root = cache_dir if cache_dir is not None else cache_root()
-    return root / "fast-model" / f"{_sha256(base)[:16]}-recipe{RECIPE_VERSION}"
+    return root / "fast-model" / f"{base_sha256[:16]}-recipe{RECIPE_VERSION}"
 
 
-MODEL_FILE = "model.onnx"
-CHECKSUM_FILE = "model.onnx.sha256"
+MODEL_FILE = "decoder.onnx"
+"""Part B (decoder + generator, see ``split_model``) of the derived model: the only part
+that differs from the shipped model, and the only one the engine loads from here."""
+CHECKSUM_FILE = "decoder.onnx.sha256"
 REPORT_FILE = "quality.json"
 
 
-def derived_model_bytes(base: bytes, cache_dir: Path | None = None) -> bytes | None:
-    """The cached derived model for ``base`` if it is there, intact and passed its quality
-    gate; else None (the caller uses ``base``). Never builds anything."""
-    entry = entry_dir(base, cache_dir)
+def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
+    """The cached fast decoder for the model with ``base_sha256`` if it is there, intact and
+    passed its quality gate; else None (the caller uses the shipped one). Never builds."""
+    entry = entry_dir(base_sha256, cache_dir)
     try:
         report = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8"))
         recorded = (entry / CHECKSUM_FILE).read_text(encoding="utf-8").split()[0]
         data = (entry / MODEL_FILE).read_bytes()
     except (OSError, ValueError, IndexError):
         return None
-    if report.get("base_sha256") != _sha256(base) or report.get("recipe") != RECIPE_VERSION:
+    if report.get("base_sha256") != base_sha256 or report.get("recipe") != RECIPE_VERSION:
         log.warning("fast model in %s was built from something else; ignored", entry)
         return None
     if report.get("passed") is not True:
@@ -468,6 +480,8 @@ def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes]:
     derived model has only the generator in float before its Convs are quantised: the rest
     of the decoder stays as shipped, which keeps the file at ~99 MB instead of ~200 MB and
     its split and load as fast as the shipped model's, for the same speed (measured)."""
+    import onnx
+
     model = onnx.load_from_string(base)
     reference = dequantize(model, scope=DECODER).SerializeToString()
     derived = quantize_generator(dequantize(model, scope=GENERATOR), calibration)
@@ -475,10 +489,12 @@ def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes]:
 
 
 def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> BuildResult:
-    """Derive the fast model from ``base``, check it, and cache it with its report.
+    """Derive the fast model from ``base``, check it, and cache its decoder with the report.
 
     A model that fails the gate is still written (for inspection) but
-    ``derived_model_bytes`` will not return it."""
+    ``derived_decoder_bytes`` will not return it."""
+    from tray_reader.speech.split_model import split
+
     t0 = time.perf_counter()
     reference, derived = derive(base, sentence_feeds(calibration_renders()))
     report = measure_quality(
@@ -487,23 +503,27 @@ def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> Build
         session_runner(derived, threads),
         sentence_feeds(held_out_renders()),
     )
-    path = store(base, derived, report, cache_dir)
+    del reference
+    path = store(_sha256(base), split(derived).decoder, report, cache_dir)
     return BuildResult(path, report.passed, report, time.perf_counter() - t0)
 
 
-def store(base: bytes, derived: bytes, report: QualityReport, cache_dir: Path | None = None) -> Path:
-    """Write a derived model, its SHA-256 and its quality report into the cache entry for ``base``."""
-    entry = entry_dir(base, cache_dir)
+def store(base_sha256: str, decoder: bytes, report: QualityReport, cache_dir: Path | None = None) -> Path:
+    """Write a derived decoder, its SHA-256 and its quality report into the cache entry."""
+    entry = entry_dir(base_sha256, cache_dir)
     entry.mkdir(parents=True, exist_ok=True)
+    for old in entry.parent.glob(f"{base_sha256[:16]}-recipe*"):
+        if old != entry:  # an earlier recipe's build: never loaded again
+            shutil.rmtree(old, ignore_errors=True)
     # The report goes first out and last in: without it the entry is ignored, so a reader
     # never pairs a new model with an old report.
     (entry / REPORT_FILE).unlink(missing_ok=True)
-    digest = _sha256(derived)
-    _write_atomic(entry / MODEL_FILE, derived)
+    digest = _sha256(decoder)
+    _write_atomic(entry / MODEL_FILE, decoder)
     _write_atomic(entry / CHECKSUM_FILE, f"{digest}  {MODEL_FILE}\n".encode())
     meta = {
         "recipe": RECIPE_VERSION,
-        "base_sha256": _sha256(base),
+        "base_sha256": base_sha256,
         "model_sha256": digest,
         "onnxruntime": _ort_version(),
         **asdict(report),
@@ -524,28 +544,50 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tray_reader.speech.fast_model``: build (or check) the cached fast model.
-
-    For the installer or ``tray-reader doctor --build-fast-model``; never the daemon."""
-    import argparse
-
+def shipped_sha256() -> str:
+    """SHA-256 of the joined shipped model, from the manifest (no need to read the model)."""
     from tray_reader import model_files
+
+    return str(model_files.manifest()["kokoro_model"]["sha256"])
+
+
+def cached_decoder(cache_dir: Path | None = None) -> bytes | None:
+    """The usable fast decoder for the shipped model, or None: what the engine loads."""
+    return derived_decoder_bytes(shipped_sha256(), cache_dir)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tray_reader.speech.fast_model``: build the cached fast model unless a
+    usable one is there (``--force`` rebuilds, ``--check`` only looks).
+
+    For ``./dev setup``, the installer or ``tray-reader doctor --build-fast-model``;
+    never the daemon."""
+    import argparse
 
     ap = argparse.ArgumentParser(prog="python -m tray_reader.speech.fast_model", description=main.__doc__)
     ap.add_argument("--check", action="store_true", help="only say whether a usable fast model is cached")
+    ap.add_argument("--force", action="store_true", help="build again even if a usable one is cached")
     ap.add_argument("--cache-dir", type=Path, help=f"instead of {cache_root()}")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
-    base = model_files.kokoro_model_bytes()
-    if args.check:
-        ok = derived_model_bytes(base, args.cache_dir) is not None
-        print(f"fast model in {entry_dir(base, args.cache_dir)}: {'usable' if ok else 'none usable'}")
-        return 0 if ok else 1
-    print(f"building the fast model into {entry_dir(base, args.cache_dir)} (a few minutes)…", flush=True)
-    result = build(base, args.cache_dir, args.threads)
+    return build_command(args.cache_dir, args.threads, check=args.check, force=args.force, out=print)
+
+
+def build_command(
+    cache_dir: Path | None, threads: int, *, check: bool, force: bool, out: Callable[[str], None]
+) -> int:
+    """Check for, or build, the fast model, saying what happens; 0 when a usable one is there."""
+    from tray_reader import model_files
+
+    entry = entry_dir(shipped_sha256(), cache_dir)
+    usable = cached_decoder(cache_dir) is not None
+    if check or (usable and not force):
+        out(f"fast model in {entry}: {'usable' if usable else 'none usable'}")
+        return 0 if usable else 1
+    out(f"building the fast model into {entry} (one to four minutes)…")
+    result = build(model_files.kokoro_model_bytes(), cache_dir, threads)
     verdict = "passed" if result.passed else "FAILED (the shipped model stays in use)"
-    print(f"quality gate {verdict}: {result.report.reason}; {result.seconds:.0f} s")
+    out(f"quality gate {verdict}: {result.report.reason}; {result.seconds:.0f} s")
     return 0 if result.passed else 1
 
 

@@ -77,7 +77,10 @@ class Synthesizer:
 
 
 def load_synthesizer(
-    threads: int | None, warm_pack: np.ndarray, on_warning: Callable[[str], None] | None = None
+    threads: int | None,
+    fast: bool,
+    warm_pack: np.ndarray,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Synthesizer:
     """Build the pipeline and warm it: the model session and the phonemiser load in
     parallel (both spend most of their time outside the GIL), then one short run warms
@@ -96,7 +99,7 @@ def load_synthesizer(
         lexicon = Lexicon.empty()
 
     with ThreadPoolExecutor(2) as pool:
-        engine_future = pool.submit(KokoroEngine.load, threads)
+        engine_future = pool.submit(KokoroEngine.load, threads, fast=fast)
         phonemizer = EnglishPhonemizer()
         engine = engine_future.result()
     synth = Synthesizer(TextFrontEnd(phonemizer, lexicon), engine)
