@@ -164,14 +164,31 @@ def bench_first_audio(engine, frontend, pack, runs: int) -> None:
 
 
 def _all_ids(frontend) -> list[list[int]]:
-    return [ids for t in PARAGRAPHS for c in frontend.chunks(t) if (ids := frontend.ids(c.phonemes))]
+    return [ids for p in _paragraph_ids(frontend) for ids in p]
+
+
+def _paragraph_ids(frontend) -> list[list[list[int]]]:
+    return [[ids for c in frontend.chunks(t) if (ids := frontend.ids(c.phonemes))] for t in PARAGRAPHS]
+
+
+def stream_paragraph(engine, chunks: list[list[int]], pack) -> int:
+    """Samples of one paragraph streamed as the Synthesizer does: each chunk after the
+    first is told its lead (audio made so far minus the time since the first piece; the
+    punctuation pauses, which add to it in the product, are left out)."""
+    started, samples = None, 0
+    for ids in chunks:
+        lead = 0.0 if started is None else samples / 24_000 - (time.perf_counter() - started)
+        for piece in engine.stream(ids, pack, 1.0, lead):
+            started = started or time.perf_counter()
+            samples += piece.size
+    return samples
 
 
 def bench_rtf(frontend, pack, runs: int) -> None:
     """Both decoders (shipped and, when built, fast) with 1 and 2 threads, interleaved."""
     from tray_reader.speech.engine import KokoroEngine
 
-    chunks = _all_ids(frontend)
+    paragraphs = _paragraph_ids(frontend)
     engines = {}
     for threads in (1, 2):
         for fast in (False, True):
@@ -186,11 +203,11 @@ def bench_rtf(frontend, pack, runs: int) -> None:
             for mode in ("stream", "whole"):
                 t0 = time.perf_counter()
                 n = 0
-                for ids in chunks:
+                for chunks in paragraphs:
                     if mode == "stream":
-                        n += sum(p.size for p in e.stream(ids, pack, 1.0))
+                        n += stream_paragraph(e, chunks, pack)
                     else:
-                        n += e.synthesize(ids, pack, 1.0).size
+                        n += sum(e.synthesize(ids, pack, 1.0).size for ids in chunks)
                 times.setdefault((threads, kind, mode), []).append(time.perf_counter() - t0)
                 audio_seconds = n / 24_000
     rtf = {k: statistics.median(ts) / audio_seconds for k, ts in times.items()}
@@ -258,7 +275,8 @@ def child_rss(words: int, threads: int, streaming: bool, fast: bool) -> None:
         ids = frontend.ids(chunk.phonemes)
         if ids:
             longest = max(longest, len(ids))
-            samples += sum(p.size for p in engine.stream(ids, pack, 1.0))
+            lead = samples / 24_000 - (time.perf_counter() - t0)  # as the Synthesizer tells it
+            samples += sum(p.size for p in engine.stream(ids, pack, 1.0, lead))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         json.dumps(

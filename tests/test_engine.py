@@ -24,3 +24,10 @@ def test_speed_changes_duration(engine, phonemizer):
     slow = engine.synthesize(ids, pack, 0.7).size
     fast = engine.synthesize(ids, pack, 1.5).size
     assert fast < slow * 0.7
+
+
+def test_sessions_do_not_keep_a_copy_of_the_model_bytes(engine):
+    # onnxruntime's wrapper would hold them (~100 MB) for a provider fallback we never use.
+    for session in (engine.features, engine.decoder):
+        assert session is not None
+        assert getattr(session, "_model_bytes", None) is None

@@ -10,7 +10,8 @@ cross-fade were chosen by measurement (bench/bench_speech.py --seams).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,10 +49,11 @@ class WindowPlan:
             raise ValueError("the cross-fade must fit inside the left context")
 
 
-def windows(n_frames: int, plan: WindowPlan) -> list[tuple[int, int]]:
-    """[start, end) frame ranges covering 0..n_frames."""
+def windows(n_frames: int, plan: WindowPlan, first_frames: int | None = None) -> list[tuple[int, int]]:
+    """[start, end) frame ranges covering 0..n_frames; ``first_frames`` overrides the plan's
+    first window (for a chunk whose audio is not needed at once)."""
     out: list[tuple[int, int]] = []
-    start, size = 0, plan.first_frames
+    start, size = 0, min(plan.frames, first_frames or plan.first_frames)
     while start < n_frames:
         end = min(n_frames, start + size)
         if start and n_frames - end < plan.frames // 2:
@@ -92,6 +94,10 @@ def speech_frames(asr: np.ndarray) -> tuple[int, int]:
     return (lo, hi) if hi > lo else (0, n)
 
 
+Submit = Callable[[Callable[[], np.ndarray]], "Future[np.ndarray]"]
+"""Runs a decode on another thread (an executor's ``submit``)."""
+
+
 def stream_frames(
     decode: Decode,
     asr: np.ndarray,
@@ -101,35 +107,84 @@ def stream_frames(
     style: np.ndarray,
     plan: WindowPlan,
     frames: tuple[int, int] | None = None,
+    first_frames: int | None = None,
+    submit: Submit | None = None,
 ) -> Iterator[np.ndarray]:
     """Audio of frames [lo, hi) of one chunk (default: all), window by window; the pieces
     concatenated are that stretch of the whole chunk. Frames outside it still serve as
-    context."""
+    context. ``first_frames`` overrides the plan's first window size.
+
+    With ``submit`` (an executor with two workers), two windows are decoded at once: each
+    takes longer, but together they finish sooner than one after the other, since much of
+    a run does not use both cores. The pieces still come in order; a consumer that stops
+    leaves at most the two windows in flight to finish."""
     n = asr.shape[2]
     first, last = frames or (0, n)
-    fade_in = np.linspace(0.0, 1.0, plan.crossfade + 2, dtype=np.float32)[1:-1]
-    tail: np.ndarray | None = None
-    for start, end in ((s + first, e + first) for s, e in windows(last - first, plan)):
+    spans = [(s + first, e + first) for s, e in windows(last - first, plan, first_frames)]
+
+    def inputs(start: int, end: int) -> dict[str, np.ndarray]:
         a, b = max(0, start - plan.context), min(n, end + plan.context)
         offset = phase[:, 2 * a - 1 : 2 * a, :] if a > 0 else np.zeros((1, 1, phase.shape[2]), np.float32)
-        audio = decode(
-            {
-                "asr": np.ascontiguousarray(asr[:, :, a:b]),
-                "f0": np.ascontiguousarray(f0[:, 2 * a : 2 * b]),
-                "energy": np.ascontiguousarray(energy[:, 2 * a : 2 * b]),
-                "style": style,
-                "phase_offset": np.ascontiguousarray(offset),
-            }
-        ).reshape(-1)
-        lo, hi = (start - a) * FRAME_SAMPLES, (end - a) * FRAME_SAMPLES
-        piece = audio[lo:hi]
-        if tail is not None:
-            head = audio[lo - tail.size : lo]
-            blended = tail * (1.0 - fade_in) + head * fade_in
-            piece = np.concatenate([blended, piece])
-        if end < last and plan.crossfade:
-            tail = piece[piece.size - plan.crossfade :].copy()
-            piece = piece[: piece.size - plan.crossfade]
-        else:
-            tail = None
-        yield np.ascontiguousarray(piece, dtype=np.float32)
+        return {
+            "asr": np.ascontiguousarray(asr[:, :, a:b]),
+            "f0": np.ascontiguousarray(f0[:, 2 * a : 2 * b]),
+            "energy": np.ascontiguousarray(energy[:, 2 * a : 2 * b]),
+            "style": style,
+            "phase_offset": np.ascontiguousarray(offset),
+        }
+
+    def decoded() -> Generator[np.ndarray, None, None]:
+        if submit is None:
+            for span in spans:
+                yield decode(inputs(*span))
+            return
+
+        def job(span: tuple[int, int]) -> Callable[[], np.ndarray]:
+            return lambda: decode(inputs(*span))
+
+        futures = [submit(job(span)) for span in spans[:2]]
+        try:
+            for i in range(len(spans)):
+                audio = futures[i].result()
+                if i + 2 < len(spans):
+                    futures.append(submit(job(spans[i + 2])))
+                yield audio
+        finally:
+            for f in futures:
+                f.cancel()  # not started yet: never runs
+
+    fade_in = np.linspace(0.0, 1.0, plan.crossfade + 2, dtype=np.float32)[1:-1]
+    tail: np.ndarray | None = None
+    outputs = decoded()
+    try:
+        for span, out in zip(spans, outputs, strict=True):
+            piece, tail = _piece(span, out.reshape(-1), tail, last, plan, fade_in)
+            yield piece
+    finally:
+        outputs.close()  # cancels windows not started when the consumer stops early
+
+
+def _piece(
+    span: tuple[int, int],
+    audio: np.ndarray,
+    tail: np.ndarray | None,
+    last: int,
+    plan: WindowPlan,
+    fade_in: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The audio of one window's own frames, blended with the tail held back from the
+    previous one; and the tail to hold back from this one (None at the end)."""
+    start, end = span
+    a = max(0, start - plan.context)
+    lo, hi = (start - a) * FRAME_SAMPLES, (end - a) * FRAME_SAMPLES
+    piece = audio[lo:hi]
+    if tail is not None:
+        head = audio[lo - tail.size : lo]
+        blended = tail * (1.0 - fade_in) + head * fade_in
+        piece = np.concatenate([blended, piece])
+    if end < last and plan.crossfade:
+        tail = piece[piece.size - plan.crossfade :].copy()
+        piece = piece[: piece.size - plan.crossfade]
+    else:
+        tail = None
+    return np.ascontiguousarray(piece, dtype=np.float32), tail

@@ -21,14 +21,15 @@ import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.speech.decoder_stream import WindowPlan, speech_frames, stream_frames
+from tray_reader.speech.decoder_stream import Submit, WindowPlan, speech_frames, stream_frames
 from tray_reader.speech.split_model import FRAME_SAMPLES
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,20 @@ MAX_IDS = 510
 """Most token ids one model run takes, including the two padding zeros."""
 MAX_PHONEME_IDS = MAX_IDS - 2
 """Most phoneme ids one chunk may have."""
+DECODER_ARENA = True
+"""The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
+so the arena is too, and without it every large tensor of every run was a fresh mmap: the
+page faults cost more system time than half the user time (RTF 0.66 vs 0.38 over 151 s of
+audio). Part A sees whole chunks, so it runs without the arena."""
+LEAD_SHARE = 0.5
+PARALLEL_FRAMES = 64
+"""Window size when two windows are decoded at once: with two in memory, smaller windows
+keep the decoder's peak memory near that of one 80-frame window, for a little more context
+decoded. Measured over 150 s of audio (fast decoder, 2 threads): one at a time, 80 frames:
+RTF 0.39, steady RSS 449 MB; two at once, 80 frames: 0.32, 523 MB; 64 frames: 0.35,
+483 MB; 48 frames: 0.37, 441 MB."""
+"""Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
+take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
 
 
 def default_threads() -> int:
@@ -57,7 +72,13 @@ def session_options(threads: int) -> ort.SessionOptions:
 def _session(model: bytes, threads: int, arena: bool = True) -> ort.InferenceSession:
     so = session_options(threads)
     so.enable_cpu_mem_arena = arena
-    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    # onnxruntime's wrapper keeps the model bytes to re-create the session on another
+    # provider (a fallback only GPU providers use): 100 MB for our two parts, held for
+    # nothing. The session has its own copy of everything it needs.
+    if getattr(session, "_model_bytes", None) is model:
+        session._model_bytes = None
+    return session
 
 
 def _bound_heap_growth() -> None:
@@ -90,7 +111,7 @@ def _fast_decoder(threads: int) -> ort.InferenceSession | None:
     if derived is None:
         return None
     try:
-        return _session(derived, threads, arena=False)
+        return _session(derived, threads, arena=DECODER_ARENA)
     except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the shipped decoder works
         log.warning("fast decoder unusable (%s: %s); using the shipped one", type(e).__name__, e)
         return None
@@ -117,6 +138,11 @@ class KokoroEngine:
     decoder_kind: str = "shipped"
     """Which part B runs: "shipped", or "fast" (the derived static-int8 generator, see
     ``fast_model``), or "whole" when the model is not split."""
+    frame_seconds: float = 0.01
+    """Decoder seconds per frame decoded (context included), one window at a time: a
+    running estimate."""
+    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+    """Two threads that decode two windows at once when the lead allows (`stream`)."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
 
@@ -150,13 +176,16 @@ class KokoroEngine:
         try:
             from tray_reader.speech.split_model import cached_split
 
+            # The fast decoder first, the shipped parts after: the model bytes are freed
+            # as soon as each session is made, keeping the peak while loading low.
+            decoder, kind = (_fast_decoder(threads) if fast else None), "fast"
             parts = cached_split(model_files.kokoro_model_bytes)
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
             features = _session(parts.features, threads, arena=False)
-            decoder, kind = (_fast_decoder(threads) if fast else None), "fast"
             if decoder is None:
-                decoder, kind = _session(parts.decoder, threads, arena=False), "shipped"
+                decoder, kind = _session(parts.decoder, threads, arena=DECODER_ARENA), "shipped"
+            del parts
         except ModelFileError:
             raise
         except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
@@ -214,25 +243,57 @@ class KokoroEngine:
                 out = np.asarray(out).reshape(-1)[lo * FRAME_SAMPLES : hi * FRAME_SAMPLES]
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
-    def stream(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> Iterator[np.ndarray]:
+    def first_window(self, lead: float) -> int | None:
+        """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
+        from now. Due at once: the plan's small first window. Otherwise as large as the
+        decoder surely makes in time (``LEAD_SHARE`` of the lead, up to the plan's window
+        size): fewer, larger windows pay less for their context frames."""
+        if lead <= 0:
+            return None
+        fits = int(lead * LEAD_SHARE / self.frame_seconds) - 2 * self.plan.context
+        return max(self.plan.first_frames, min(self.plan.frames, fits))
+
+    def parallel(self, lead: float) -> bool:
+        """Whether a chunk due ``lead`` seconds from now may have two windows decoded at
+        once (with 2+ threads): each then takes up to twice as long, so only when even so
+        a full window fits the lead's share. Measured: two at once finish in ~0.75 of the
+        time of one after the other (much of a run does not keep both cores busy)."""
+        full = self.plan.frames + 2 * self.plan.context
+        return self.threads >= 2 and lead * LEAD_SHARE >= 2 * self.frame_seconds * full
+
+    def _submit(self) -> Submit:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(2, thread_name_prefix="decoder")
+        return self._pool.submit
+
+    def stream(
+        self, ids: Sequence[int], pack: np.ndarray, speed: float, lead: float = 0.0
+    ) -> Iterator[np.ndarray]:
         """Audio for one chunk, yielded in pieces as they are made (24 kHz float32).
 
-        The work is done lazily: a consumer that stops iterating (cancellation) stops
-        the decoding before the next window."""
+        ``lead``: seconds of audio already queued ahead of this chunk (0: it is heard at
+        once), which lets the decoder use larger windows. The work is done lazily: a
+        consumer that stops iterating (cancellation) stops the decoding before the next
+        window."""
         if self.decoder is None or self.features is None:
             yield self.synthesize(ids, pack, speed)
             return
         feeds = self._feeds(ids, pack, speed)
         asr, f0, energy, phase = self.features.run(None, feeds)
         decoder = self.decoder
+
+        def timed(window: dict[str, np.ndarray]) -> np.ndarray:
+            t0 = time.perf_counter()
+            audio = decoder.run(None, window)[0]
+            spent = (time.perf_counter() - t0) / window["asr"].shape[2]
+            self.frame_seconds = 0.7 * self.frame_seconds + 0.3 * spent
+            return audio
+
         frames = speech_frames(asr) if self.trim_padding else None
-        yield from stream_frames(
-            lambda window: decoder.run(None, window)[0],
-            asr,
-            f0,
-            energy,
-            phase,
-            feeds["style"],
-            self.plan,
-            frames,
-        )
+        plan, first = self.plan, self.first_window(lead)
+        if self.parallel(lead):
+            plan = replace(plan, frames=PARALLEL_FRAMES)
+            decode, submit, first = (lambda window: decoder.run(None, window)[0]), self._submit(), plan.frames
+        else:
+            decode, submit = timed, None
+        yield from stream_frames(decode, asr, f0, energy, phase, feeds["style"], plan, frames, first, submit)

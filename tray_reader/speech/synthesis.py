@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -59,8 +60,13 @@ class Synthesizer:
     def stream(
         self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
     ) -> Iterator[AudioChunk]:
-        """Audio for `text`, chunk by chunk; stops before the next piece once `cancel` is set."""
+        """Audio for `text`, chunk by chunk; stops before the next piece once `cancel` is set.
+
+        Assumes what it yields is played at once, in real time: the audio yielded minus the
+        time since the first piece is the lead the engine has for the next chunk."""
         cancel = cancel or threading.Event()
+        started: float | None = None
+        samples = 0
         for chunk in self.frontend.chunks(text):
             if cancel.is_set():
                 return
@@ -68,11 +74,15 @@ class Synthesizer:
             if not ids:
                 continue
             pack, speed = voice()
-            for piece in faded_pieces(self.engine.stream(ids, pack, speed)):
+            lead = 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
+            for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead)):
                 if cancel.is_set():
                     return
+                started = started or time.perf_counter()
+                samples += piece.size
                 yield AudioChunk(piece, chunk.sentence)
             pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
+            samples += pause.size
             yield AudioChunk(pause, chunk.sentence)
 
 

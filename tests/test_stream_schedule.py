@@ -1,0 +1,147 @@
+"""How the decoder's windows are scheduled: sizes by lead, two at once, and the lead the
+synthesiser passes on. Fakes for the decoder; the real model is covered by
+test_streaming_decoder.py and test_engine_fast.py."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from tray_reader.speech.decoder_stream import WindowPlan, stream_frames, windows
+from tray_reader.speech.engine import PARALLEL_FRAMES, KokoroEngine
+from tray_reader.speech.split_model import FRAME_SAMPLES
+from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+from tray_reader.speech.types import TextChunk
+
+N_FRAMES = 300
+
+
+def _inputs(n: int = N_FRAMES):
+    rng = np.random.default_rng(1)
+    asr = rng.standard_normal((1, 512, n)).astype(np.float32)
+    f0 = rng.standard_normal((1, 2 * n)).astype(np.float32)
+    return asr, f0, f0.copy(), np.zeros((1, 2 * n, 9), np.float32), np.zeros((1, 256), np.float32)
+
+
+def _fake_decode(window):
+    # Audio that depends on the window's frames and position, so misplaced or reordered
+    # windows show.
+    cols = window["asr"][0, 0]
+    return np.repeat(cols, FRAME_SAMPLES)[None, None, :] + window["phase_offset"].sum()
+
+
+def test_two_windows_at_once_give_the_same_audio_in_order():
+    plan = WindowPlan()
+    alone = list(stream_frames(_fake_decode, *_inputs(), plan))
+    started, running, most = [], [0], [0]
+    lock = threading.Lock()
+
+    def slow(window):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            started.append(window["asr"].shape[2])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return _fake_decode(window)
+
+    with ThreadPoolExecutor(2) as pool:
+        together = list(stream_frames(slow, *_inputs(), plan, submit=pool.submit))
+    assert len(together) == len(alone)
+    for a, b in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert most[0] == 2, "two windows should have run at once"
+
+
+def test_a_consumer_that_stops_leaves_no_more_than_two_windows_decoded():
+    calls = []
+
+    def decode(window):
+        calls.append(1)
+        time.sleep(0.01)
+        return _fake_decode(window)
+
+    with ThreadPoolExecutor(2) as pool:
+        pieces = stream_frames(decode, *_inputs(), WindowPlan(frames=20, first_frames=10), submit=pool.submit)
+        next(pieces)
+        pieces.close()
+    assert len(windows(N_FRAMES, WindowPlan(frames=20, first_frames=10))) > 10
+    assert len(calls) <= 3
+
+
+def test_first_window_override_and_bounds():
+    plan = WindowPlan()
+    assert windows(200, plan)[0] == (0, plan.first_frames)
+    assert windows(200, plan, 64)[0] == (0, 64)
+    assert windows(200, plan, 1000)[0] == (0, plan.frames)  # never above the plan's window
+
+
+@pytest.fixture
+def engine():
+    e = KokoroEngine(session=None, threads=2)
+    e.frame_seconds = 0.01
+    return e
+
+
+def test_a_chunk_heard_at_once_gets_the_small_first_window(engine):
+    assert engine.first_window(0.0) is None
+    assert engine.first_window(-1.0) is None
+    assert not engine.parallel(0.0)
+
+
+def test_the_first_window_grows_with_the_lead_up_to_the_plan(engine):
+    plan = engine.plan
+    small = engine.first_window(0.2)  # 0.1 s share: 10 frames minus context -> the minimum
+    assert small == plan.first_frames
+    medium = engine.first_window(1.0)  # 0.5 s at 10 ms a frame: 50 frames minus 16 of context
+    assert medium == 50 - 2 * plan.context
+    assert engine.first_window(30.0) == plan.frames
+    engine.frame_seconds = 0.02  # a slower machine gets smaller windows for the same lead
+    assert engine.first_window(1.0) == plan.first_frames
+
+
+def test_two_at_once_only_with_a_long_lead_and_two_threads(engine):
+    full = engine.plan.frames + 2 * engine.plan.context
+    enough = 2 * 2 * engine.frame_seconds * full  # LEAD_SHARE is a half
+    assert not engine.parallel(enough * 0.9)
+    assert engine.parallel(enough * 1.1)
+    engine.threads = 1
+    assert not engine.parallel(100.0)
+    assert engine.plan.frames >= PARALLEL_FRAMES
+
+
+class _RecordingEngine:
+    """Stands in for KokoroEngine: 1 s of audio per chunk, made instantly."""
+
+    def __init__(self):
+        self.leads = []
+
+    def stream(self, ids, pack, speed, lead=0.0):
+        self.leads.append(lead)
+        yield np.full(24_000, 0.1, np.float32)
+
+
+class _Frontend:
+    def chunks(self, text):
+        return [
+            TextChunk(text=t, phonemes=t, sentence=i, pause_after=0.5) for i, t in enumerate(text.split("|"))
+        ]
+
+    def ids(self, phonemes):
+        return [1, 2, 3]
+
+
+def test_synthesizer_tells_each_chunk_its_lead():
+    engine = _RecordingEngine()
+    synth = Synthesizer(_Frontend(), engine)
+    list(synth.stream("a|b|c", fixed_voice(np.zeros((510, 1, 256), np.float32))))
+    first, second, third = engine.leads
+    assert first == 0.0
+    # Made instantly: the lead is the audio so far (1 s + 0.5 s pause per chunk), less a little.
+    assert 1.3 < second <= 1.5
+    assert 2.8 < third <= 3.0
