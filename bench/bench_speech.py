@@ -184,7 +184,7 @@ def stream_paragraph(engine, chunks: list[list[int]], pack) -> int:
     return samples
 
 
-def bench_rtf(frontend, pack, runs: int) -> None:
+def bench_rtf(frontend, pack, runs: int, parallel: bool = False) -> None:
     """Both decoders (shipped and, when built, fast) with 1 and 2 threads, interleaved."""
     from tray_reader.speech.engine import KokoroEngine
 
@@ -193,6 +193,7 @@ def bench_rtf(frontend, pack, runs: int) -> None:
     for threads in (1, 2):
         for fast in (False, True):
             e = KokoroEngine.load(threads, fast=fast)
+            e.parallel_windows = parallel
             engines[(threads, e.decoder_kind)] = e
     for e in engines.values():
         e.warm_up(pack)
@@ -263,11 +264,12 @@ def child_ready(threads: int, fast: bool) -> None:
     )
 
 
-def child_rss(words: int, threads: int, streaming: bool, fast: bool) -> None:
+def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: bool) -> None:
     from tray_reader.speech.engine import KokoroEngine
 
     frontend, pack = _frontend(), _pack()
     engine = KokoroEngine.load(threads, streaming=streaming, fast=fast)
+    engine.parallel_windows = parallel
     engine.warm_up(pack)
     t0 = time.perf_counter()
     samples, longest = 0, 0
@@ -306,13 +308,24 @@ def main() -> None:
         help="part B for ready, first audio, seams and RSS: the derived fast one when built "
         "(python -m tray_reader.speech.fast_model), or the shipped one; RTF measures both",
     )
+    ap.add_argument(
+        "--parallel",
+        action="store_true",
+        help="RTF and RSS: allow two decoder windows at once (off in the product)",
+    )
     args = ap.parse_args()
     fast = args.decoder == "fast"
     if args.child == "ready":
         return child_ready(args.threads, fast)
     if args.child == "rss":
-        return child_rss(args.rss_words, args.threads, not args.whole, fast)
-    child_args = ["--threads", str(args.threads), "--decoder", args.decoder]
+        return child_rss(args.rss_words, args.threads, not args.whole, fast, args.parallel)
+    child_args = [
+        "--threads",
+        str(args.threads),
+        "--decoder",
+        args.decoder,
+        *(["--parallel"] if args.parallel else []),
+    ]
 
     from tray_reader.speech.engine import KokoroEngine
 
@@ -336,7 +349,7 @@ def main() -> None:
             bench_seams(engine, frontend, pack)
         del engine
     if "rtf" not in args.skip:
-        bench_rtf(frontend, pack, max(1, args.runs // 2))
+        bench_rtf(frontend, pack, max(1, args.runs // 2), args.parallel)
     if "rss" not in args.skip:
         r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
         print(

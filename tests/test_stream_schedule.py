@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tray_reader.speech.decoder_stream import WindowPlan, stream_frames, windows
-from tray_reader.speech.engine import PARALLEL_FRAMES, KokoroEngine
+from tray_reader.speech.engine import LEAD_SHARE, PARALLEL_FRAMES, PARALLEL_SLOWDOWN, KokoroEngine
 from tray_reader.speech.split_model import FRAME_SAMPLES
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import TextChunk
@@ -105,9 +105,11 @@ def test_the_first_window_grows_with_the_lead_up_to_the_plan(engine):
     assert engine.first_window(1.0) == plan.first_frames
 
 
-def test_two_at_once_only_with_a_long_lead_and_two_threads(engine):
-    full = engine.plan.frames + 2 * engine.plan.context
-    enough = 2 * 2 * engine.frame_seconds * full  # LEAD_SHARE is a half
+def test_two_at_once_only_when_allowed_with_a_long_lead_and_two_threads(engine):
+    assert not engine.parallel(100.0)  # off by default
+    engine.parallel_windows = True
+    window = PARALLEL_FRAMES + 2 * engine.plan.context
+    enough = PARALLEL_SLOWDOWN * engine.frame_seconds * window / LEAD_SHARE
     assert not engine.parallel(enough * 0.9)
     assert engine.parallel(enough * 1.1)
     engine.threads = 1

@@ -44,6 +44,8 @@ so the arena is too, and without it every large tensor of every run was a fresh 
 page faults cost more system time than half the user time (RTF 0.66 vs 0.38 over 151 s of
 audio). Part A sees whole chunks, so it runs without the arena."""
 LEAD_SHARE = 0.5
+PARALLEL_SLOWDOWN = 1.5
+"""How much longer one window takes while another is decoded beside it (measured 1.4-1.6)."""
 PARALLEL_FRAMES = 64
 """Window size when two windows are decoded at once: with two in memory, smaller windows
 keep the decoder's peak memory near that of one 80-frame window, for a little more context
@@ -141,6 +143,10 @@ class KokoroEngine:
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
+    parallel_windows: bool = False
+    """Allow two windows at once (see `parallel`). Off: with both runs sharing the decoder's
+    memory arena, the arena grew in power-of-two steps on a long text (1.4 GB peak over
+    29 min of audio, against ~490 MB over 8 min); one window at a time stays bounded."""
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     """Two threads that decode two windows at once when the lead allows (`stream`)."""
     load_seconds: float = 0.0
@@ -255,11 +261,13 @@ class KokoroEngine:
 
     def parallel(self, lead: float) -> bool:
         """Whether a chunk due ``lead`` seconds from now may have two windows decoded at
-        once (with 2+ threads): each then takes up to twice as long, so only when even so
-        a full window fits the lead's share. Measured: two at once finish in ~0.75 of the
-        time of one after the other (much of a run does not keep both cores busy)."""
-        full = self.plan.frames + 2 * self.plan.context
-        return self.threads >= 2 and lead * LEAD_SHARE >= 2 * self.frame_seconds * full
+        once (with 2+ threads): only when its first window, slowed down by the second one
+        running beside it, still fits the lead's share. Measured: two at once finish in
+        ~0.75 of the time of one after the other (much of a run does not keep both cores
+        busy), so each takes ~1.5 times as long as alone."""
+        window = PARALLEL_FRAMES + 2 * self.plan.context
+        fits = lead * LEAD_SHARE >= PARALLEL_SLOWDOWN * self.frame_seconds * window
+        return self.parallel_windows and self.threads >= 2 and fits
 
     def _submit(self) -> Submit:
         if self._pool is None:
