@@ -44,6 +44,8 @@ so the arena is too, and without it every large tensor of every run was a fresh 
 page faults cost more system time than half the user time (RTF 0.66 vs 0.38 over 151 s of
 audio). Part A sees whole chunks, so it runs without the arena."""
 LEAD_SHARE = 0.5
+"""Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
+take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
 PARALLEL_SLOWDOWN = 1.5
 """How much longer one window takes while another is decoded beside it (measured 1.4-1.6)."""
 PARALLEL_FRAMES = 64
@@ -52,8 +54,6 @@ keep the decoder's peak memory near that of one 80-frame window, for a little mo
 decoded. Measured over 150 s of audio (fast decoder, 2 threads): one at a time, 80 frames:
 RTF 0.39, steady RSS 449 MB; two at once, 80 frames: 0.32, 523 MB; 64 frames: 0.35,
 483 MB; 48 frames: 0.37, 441 MB."""
-"""Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
-take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
 
 
 def default_threads() -> int:
@@ -105,7 +105,7 @@ def _return_freed_memory() -> None:
 
 
 def _fast_decoder(threads: int) -> ort.InferenceSession | None:
-    """A session of the derived fast decoder if one is built and checks out (it is ~1.5x
+    """A session of the derived fast decoder if one is built and checks out (it is ~1.4x
     faster, see ``fast_model``); None keeps the shipped one."""
     from tray_reader.speech import fast_model
 
