@@ -162,3 +162,9 @@ def test_split_cache_is_checked_and_rebuilt_when_corrupt(tmp_path, caplog):
     assert "corrupt" in caplog.text and len(loads) == 2
     assert _sha256(again.decoder) == PINNED_SHA256["decoder"]
     assert _sha256(cached.read_bytes()) == PINNED_SHA256["decoder"]
+
+    # Without part B (the fast decoder is used), a cached part B is not even read.
+    cached.unlink()
+    features_only = cached_split(load_model, tmp_path, decoder=False)
+    assert features_only.features == again.features and features_only.decoder == b""
+    assert len(loads) == 2
