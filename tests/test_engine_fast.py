@@ -94,3 +94,15 @@ def test_doctor_reports_the_built_decoder_and_does_not_build_it_twice(fast_engin
     assert build.returncode == 0 and "usable" in build.stdout and "building" not in build.stdout, build
     report = subprocess.run([*cli, "doctor"], capture_output=True, text=True, timeout=120)
     assert "fast decoder: built and checked" in report.stdout, report.stdout
+
+
+def test_the_built_decoder_has_its_graph_rewrites(fast_engine):
+    import onnx
+
+    model = onnx.load_from_string(fast_model.cached_decoder())
+    generator = [n for n in model.graph.node if n.name.startswith(fast_model.GENERATOR)]
+    # Every AdaIN is one InstanceNormalization, every snake activation has no Sin left
+    # (the harmonic source and the inverse STFT still use Sin: they are not snakes).
+    assert not [n.name for n in generator if n.op_type == "ReduceMean"]
+    assert sum(n.op_type == "InstanceNormalization" for n in generator) >= 36
+    assert not [n.name for n in generator if n.op_type == "Sin" and "res" in n.name]
