@@ -313,3 +313,51 @@ def test_pipeline_warnings_are_reported_not_fatal(rig):
     assert app.state is AppState.IDLE
     assert any("lexicon.toml" in p for p in app.status()["problems"])
     assert any("lexicon.toml" in body for _, body in rig.parts.notifier.sent)
+
+
+def test_a_settled_selection_has_its_first_words_prepared_from_primary_only(rig):
+    prepared: list[str] = []
+    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    changed: list = []
+    stopped: list[bool] = []
+
+    def watch(on_change):
+        changed.append(on_change)
+        return lambda: stopped.append(True)
+
+    rig.parts.watch_selection = watch
+    rig.clip.write("clipboard", "the clipboard is never read for this")
+    app = started(rig)
+    rig.clip.write("primary", "words just selected")
+    for _ in range(3):  # a burst of owner changes while the mouse drags: prepared once
+        changed[0]()
+    _wait(lambda: prepared == ["words just selected"])
+    assert app.status()["prepared_chars"] == len("words just selected")
+
+    # Reading it now starts from the prepared audio (the fake marks it like the real one).
+    rig.pipeline.served_prepared = True
+    app.dispatch("read", [])
+    _wait(lambda: app.status()["last"]["prepared"])
+
+    # Off in the settings: the selection is only read on the hotkey.
+    rig.settings.write_text("prepare_selection = false\n")
+    app.reload_settings()
+    _wait(lambda: app.state is AppState.IDLE)
+    rig.clip.write("primary", "another selection")
+    changed[0]()
+    time.sleep(0.5)
+    assert prepared == ["words just selected"]
+    app.shutdown()
+    assert stopped == [True]
+
+
+def test_nothing_selected_prepares_nothing(rig):
+    prepared: list[str] = []
+    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    changed: list = []
+    rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
+    started(rig)
+    rig.clip.write("primary", "   ")
+    changed[0]()
+    time.sleep(0.5)
+    assert prepared == []

@@ -22,6 +22,7 @@ def test_first_run_writes_commented_defaults_that_parse_to_the_defaults(tmp_path
         "threads",
         "copy_and_restore",
         "fast_model",
+        "prepare_selection",
         "read",
         "queue",
         "pause",

@@ -49,3 +49,63 @@ def test_cancel_stops_before_the_next_chunk(engine, phonemizer):
     rest = list(stream)
     assert first.sentence == 0
     assert rest == []
+
+
+class CountingEngine:
+    """The real engine, counting the chunks it is asked to synthesise."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.chunks: list[int] = []
+
+    def stream(self, ids, pack, speed, lead=0.0):
+        self.chunks.append(len(ids))
+        return self.engine.stream(ids, pack, speed, lead)
+
+
+TEXT = "Prepared ahead of time, the first words come at once. The rest follows as usual."
+
+
+def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):
+    counting = CountingEngine(engine)
+    synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    plain = list(synth.stream(TEXT, voice))
+    chunks = len(counting.chunks)
+    assert chunks >= 2 and not synth.served_prepared
+
+    assert synth.prepare(TEXT, voice)
+    assert len(counting.chunks) == chunks + 1  # the first chunk only
+    assert synth.prepared is not None
+    ready = synth.prepared.pieces
+    again = list(synth.stream(TEXT, voice))
+    assert synth.served_prepared
+    assert again[: len(ready)] == ready  # the very pieces made ahead, first
+    assert len(counting.chunks) == 2 * chunks  # ...and the first chunk not made again
+    # Nothing lost or repeated: the same sentences and the same amount of audio (later
+    # windows may differ in size, not in what they cover).
+    assert [c.sentence for c in again][-1] == [c.sentence for c in plain][-1]
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    # Prepared audio stays for a second read of the same selection.
+    assert synth.prepare(TEXT, voice) and len(counting.chunks) == 2 * chunks
+
+
+def test_prepared_audio_is_not_used_for_another_text_voice_or_speed(engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    heart = model_files.stock_pack("af_heart")
+    assert synth.prepare("Hello there.", fixed_voice(heart))
+    for text, voice in [
+        ("Hello there!", fixed_voice(heart)),
+        ("Hello there.", fixed_voice(model_files.stock_pack("am_adam"))),
+        ("Hello there.", fixed_voice(heart, 1.5)),
+    ]:
+        assert list(synth.stream(text, voice)) and not synth.served_prepared
+
+
+def test_preparing_stops_when_cancelled_and_keeps_nothing(engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    cancel = threading.Event()
+    cancel.set()
+    assert not synth.prepare(TEXT, fixed_voice(model_files.stock_pack("af_heart")), cancel)
+    assert synth.prepared is None
+    assert not synth.prepare("", fixed_voice(model_files.stock_pack("af_heart")))

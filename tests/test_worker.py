@@ -164,3 +164,81 @@ def test_a_failing_request_is_reported_and_the_worker_survives():
     assert "onnx said no" in errors[0]
     assert words(sink) == [2, 4]
     w.shutdown()
+
+
+class PreparingPipeline(SlowPipeline):
+    """Preparing takes until `release` is set (or `cancel`); a read of the prepared text
+    then starts with a marker chunk, as the real Synthesizer starts with its audio."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.prepared: str | None = None
+        self.cancelled = 0
+        self.served_prepared = False
+
+    def prepare(self, text, voice, cancel):
+        self.started.set()
+        while not self.release.wait(0.01):
+            if cancel.is_set():
+                self.cancelled += 1
+                return False
+        self.prepared = text
+        return True
+
+    def stream(self, text, voice, cancel):
+        self.served_prepared = text == self.prepared
+        if self.served_prepared:
+            yield AudioChunk(np.full(99, -1, np.float32), 0)
+        yield from super().stream(text, voice, cancel)
+
+
+def test_prepare_runs_while_idle_and_a_read_of_that_text_waits_for_it():
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    w = make_worker(pipeline, sink)
+    assert w.prepare("one two")
+    assert pipeline.started.wait(5)
+    assert w.state is WorkerState.IDLE  # preparing is not speaking: the tray stays idle
+    assert w.submit(ReadRequest("one two"))  # the same text: not cancelled
+    pipeline.release.set()
+    wait_for(lambda: sink.finished == 1)
+    assert pipeline.cancelled == 0 and w.prepared_text == "one two"
+    assert words(sink) == [99, 3, 3] and w.last_served_prepared
+    w.shutdown()
+
+
+def test_a_read_of_another_text_cancels_the_preparation():
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    w = make_worker(pipeline, sink)
+    assert w.prepare("one two")
+    assert pipeline.started.wait(5)
+    assert w.submit(ReadRequest("three"))
+    wait_for(lambda: sink.finished == 1)
+    assert pipeline.cancelled == 1 and w.prepared_text is None
+    assert words(sink) == [5] and not w.last_served_prepared
+    w.shutdown()
+
+
+def test_prepare_is_refused_while_reading():
+    gate = threading.Event()
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    pipeline.gate = gate
+    w = make_worker(pipeline, sink)
+    w.submit(ReadRequest("a b c"))
+    wait_for(lambda: w.state is WorkerState.SPEAKING)
+    assert not w.prepare("other text")
+    gate.set()
+    wait_for(lambda: sink.finished == 1)
+    assert not pipeline.started.is_set()
+    w.shutdown()
+
+
+def test_a_pipeline_without_prepare_just_reads():
+    sink = RecordingSink()
+    w = make_worker(SlowPipeline(), sink)
+    assert w.prepare("one two")  # taken, and a no-op
+    w.submit(ReadRequest("one two"))
+    wait_for(lambda: sink.finished == 1)
+    assert words(sink) == [3, 3] and w.prepared_text is None
+    w.shutdown()

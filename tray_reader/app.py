@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 ACTION_QUEUE = 16
 """Most hotkey/menu actions waiting to run; more are dropped (a key held down)."""
 WATCH_INTERVAL = 1.0
+SELECTION_SETTLE = 0.15
+"""Seconds the selection must stay put before its first words are prepared: a drag with
+the mouse changes owner once, but some programs re-assert PRIMARY as it grows."""
 """Seconds between checks of the settings file for changes."""
 
 
@@ -151,6 +154,9 @@ class Parts:
     """Opens a file in the user's editor (Settings…)."""
     enroll: Callable[[], None] | None = None
     """Starts voice enrolment, when the voices package offers it from the tray."""
+    watch_selection: Callable[[Callable[[], None]], Callable[[], None] | None] | None = None
+    """Starts calling its argument whenever the selection changes; returns how to stop
+    (None: cannot watch here). See selection_watch."""
 
 
 @dataclass
@@ -200,6 +206,8 @@ class App:
         )
         self._server: control.ControlServer | None = None
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
+        self._selection_changed = threading.Event()
+        self._stop_watching: Callable[[], None] | None = None
 
     # -- voice and speed (read by the worker before every chunk) ----------------------------
     def _current_voice(self) -> tuple[np.ndarray, float]:
@@ -272,6 +280,8 @@ class App:
             "hotkeys": self.hotkey_bindings,
             "problems": self.problems,
             "last_text": self.last_text[:200],
+            "prepare_selection": self.settings.prepare_selection,
+            "prepared_chars": len(self.worker.prepared_text or ""),
             "last": {
                 "pressed": t.pressed,
                 "selection_read": t.selection_read,
@@ -280,6 +290,7 @@ class App:
                 "first_sample_latency": stats.first_sample_latency,
                 "first_sample": getattr(stats, "first_sample_at", None),
                 "underruns": stats.underruns,
+                "prepared": self.worker.last_served_prepared,
             },
         }
 
@@ -431,6 +442,26 @@ class App:
         else:
             self.dispatch(action, [argument] if argument else [])
 
+    # -- preparing the selection ----------------------------------------------------------------
+    def _on_selection_changed(self) -> None:
+        self._selection_changed.set()
+
+    def _prepare_selections(self) -> None:
+        """Once the selection has settled, have the idle worker synthesise its first words
+        (PRIMARY only: a passive read that never touches the clipboard or sends keys)."""
+        primary = getattr(self.parts.selection, "primary", None)
+        while not self._quit.is_set():
+            if not self._selection_changed.wait(0.5):
+                continue
+            while self._selection_changed.is_set() and not self._quit.is_set():
+                self._selection_changed.clear()
+                time.sleep(SELECTION_SETTLE)
+            if primary is None or not self.settings.prepare_selection or not self.worker.ready.is_set():
+                continue
+            text = primary()
+            if text.strip():
+                self.worker.prepare(text)
+
     def _open_settings(self) -> None:
         config.load(self.settings_file)  # writes the commented defaults if it is missing
         self.parts.open_file(self.settings_file)
@@ -507,6 +538,10 @@ class App:
         self._spawn(self._run_actions, "app-actions")
         self._spawn(self._watch_settings, "settings-watch")
         self._start_hotkeys()
+        if self.parts.watch_selection is not None:
+            self._stop_watching = self.parts.watch_selection(self._on_selection_changed)
+            if self._stop_watching is not None:
+                self._spawn(self._prepare_selections, "selection-prepare")
 
     def run(self) -> int:
         """Start, show the tray (blocks), then shut down. Returns the exit status."""
@@ -534,6 +569,9 @@ class App:
         self._quit.set()
         with contextlib.suppress(Exception):
             self.parts.hotkeys.stop()
+        if self._stop_watching is not None:
+            with contextlib.suppress(Exception):
+                self._stop_watching()
         if self._server is not None:
             self._server.stop()
         with contextlib.suppress(queue.Full):
@@ -615,6 +653,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
         desktop_clipboard,
         session_type,
     )
+    from tray_reader.selection_watch import watch_primary
     from tray_reader.speech.synthesis import load_synthesizer
     from tray_reader.tray import PystrayTray
 
@@ -633,6 +672,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
         load_pipeline=load_synthesizer,
         open_file=_xdg_open,
         enroll=_enroll_hook(),
+        watch_selection=watch_primary if session_type() == "x11" else None,
     )
 
 

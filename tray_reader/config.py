@@ -85,6 +85,10 @@ class Settings:
     """Use the faster derived decoder (about 1.4x) when it has been built and passed its
     quality check (`tray-reader doctor --build-fast-model`); false uses the shipped model
     only. Needs a restart."""
+    prepare_selection: bool = True
+    """When you select text (X11), synthesise its first words in the background, so the
+    hotkey speaks at once. The text and audio stay in memory only; each selection costs a
+    fraction of a second of processor time. false: read the selection only on the hotkey."""
     copy_and_restore: bool = False
     """When nothing is selected (X11 PRIMARY empty), send Ctrl+C, read the clipboard, then
     put your previous clipboard text back."""
@@ -128,8 +132,8 @@ def default_file_text() -> str:
     """The settings file written on first run: every key commented, with its default."""
     out = [
         "# tray-reader settings. Remove the leading '# ' of a line to change it.",
-        "# voice, speed, volume, copy_and_restore, notifications and hotkeys apply while",
-        "# tray-reader runs; device, threads and fast_model need a restart.",
+        "# voice, speed, volume, prepare_selection, copy_and_restore, notifications and",
+        "# hotkeys apply while tray-reader runs; device, threads and fast_model need a restart.",
         "",
     ]
     defaults = Settings()
@@ -237,7 +241,7 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         else:
             threads = v
     flags = {}
-    for key in ("copy_and_restore", "notifications", "fast_model"):
+    for key in ("copy_and_restore", "notifications", "fast_model", "prepare_selection"):
         v = raw.get(key, getattr(d, key))
         if not isinstance(v, bool):
             problems.append(
@@ -289,6 +293,7 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         device=device,
         threads=threads,
         copy_and_restore=flags["copy_and_restore"],
+        prepare_selection=flags["prepare_selection"],
         notifications=flags["notifications"],
         fast_model=flags["fast_model"],
         hotkeys=Hotkeys(**chosen),

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from tray_reader.errors import SelectionError
+from tray_reader.errors import SelectionError, TrayReaderError
 
 TOOL_TIMEOUT = 1.0
 """Seconds a clipboard tool may take before we give up on it."""
@@ -172,6 +172,16 @@ class DesktopSelection:
         self.copy_and_restore = copy_and_restore
         self.send_copy = send_copy
         self.has_primary = has_primary
+
+    def primary(self) -> str:
+        """The PRIMARY selection's text, or "" (none here, or unreadable): what preparing
+        reads, passively, whenever the selection changes."""
+        if not self.has_primary:
+            return ""
+        try:
+            return self.clipboard.read("primary")
+        except TrayReaderError:
+            return ""
 
     def read(self) -> str:
         if self.has_primary:

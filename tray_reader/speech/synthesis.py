@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,12 +51,69 @@ def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
     return lambda: (pack, speed)
 
 
+@dataclass
+class Prepared:
+    """The first chunk of a text, synthesised before anyone asked to hear it."""
+
+    text: str
+    pack: np.ndarray
+    speed: float
+    chunks: int
+    """How many of the front end's chunks of ``text`` ``audio`` covers."""
+    pieces: list[AudioChunk]
+
+    def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
+        return (
+            text == self.text
+            and speed == self.speed
+            and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
+        )
+
+
+MAX_PREPARED_CHARS = 100_000
+"""Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
+
+
 class Synthesizer:
     """Joins the text front end and the engine into one audio stream per request."""
 
     def __init__(self, frontend: TextFrontEnd, engine: KokoroEngine) -> None:
         self.frontend = frontend
         self.engine = engine
+        self.prepared: Prepared | None = None
+        """The text prepared last (kept until another is prepared: a text read twice is
+        prepared for both)."""
+        self.served_prepared = False
+        """Whether the last `stream` began with prepared audio."""
+
+    def prepare(self, text: str, voice: VoiceSource, cancel: threading.Event | None = None) -> bool:
+        """Synthesise the first chunk of ``text`` now, so that a later `stream` of the same
+        text, voice and speed starts without waiting for the model. Stops (False) once
+        ``cancel`` is set; True when the first chunk is ready."""
+        cancel = cancel or threading.Event()
+        if len(text) > MAX_PREPARED_CHARS:
+            return False
+        pack, speed = voice()
+        if self.prepared is not None and self.prepared.matches(text, pack, speed):
+            return True
+        self.prepared = None
+        for index, chunk in enumerate(self.frontend.chunks(text)):
+            ids = self.frontend.ids(chunk.phonemes)
+            if not ids:
+                continue
+            pieces = []
+            for piece in faded_pieces(self.engine.stream(ids, pack, speed)):
+                if cancel.is_set():
+                    return False
+                pieces.append(AudioChunk(piece, chunk.sentence))
+            pieces.append(AudioChunk(self._pause(chunk.pause_after, speed), chunk.sentence))
+            self.prepared = Prepared(text, pack, speed, index + 1, pieces)
+            return True
+        return False
+
+    @staticmethod
+    def _pause(seconds: float, speed: float) -> np.ndarray:
+        return np.zeros(int(seconds / speed * SAMPLE_RATE), dtype=np.float32)
 
     def stream(
         self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
@@ -67,9 +125,22 @@ class Synthesizer:
         cancel = cancel or threading.Event()
         started: float | None = None
         samples = 0
-        for chunk in self.frontend.chunks(text):
+        prepared = self.prepared
+        self.served_prepared = prepared is not None and prepared.matches(text, *voice())
+        skip = 0
+        if prepared is not None and self.served_prepared:
+            for ready in prepared.pieces:
+                if cancel.is_set():
+                    return
+                started = started or time.perf_counter()
+                samples += ready.samples.size
+                yield ready
+            skip = prepared.chunks
+        for index, chunk in enumerate(self.frontend.chunks(text)):
             if cancel.is_set():
                 return
+            if index < skip:
+                continue
             ids = self.frontend.ids(chunk.phonemes)
             if not ids:
                 continue
@@ -81,7 +152,7 @@ class Synthesizer:
                 started = started or time.perf_counter()
                 samples += piece.size
                 yield AudioChunk(piece, chunk.sentence)
-            pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
+            pause = self._pause(chunk.pause_after, speed)
             samples += pause.size
             yield AudioChunk(pause, chunk.sentence)
 

@@ -50,12 +50,22 @@ class ReadRequest:
     """When the request was made (monotonic seconds), for latency figures."""
 
 
+@dataclass(frozen=True)
+class PrepareRequest:
+    """Synthesise the first words of ``text`` while idle, for a read of it that may follow."""
+
+    text: str
+
+
 VoiceSource = Callable[[], tuple[np.ndarray, float]]
 """Returns the current (voice pack, speed); read before every chunk."""
 
 
 class SpeechPipeline(Protocol):
-    """What the worker needs from the speech pipeline (the real one: speech.synthesis)."""
+    """What the worker needs from the speech pipeline (the real one: speech.synthesis).
+
+    A pipeline may also have ``prepare(text, voice, cancel) -> bool`` and
+    ``served_prepared: bool`` (see `SpeechWorker.prepare`)."""
 
     def stream(self, text: str, voice: VoiceSource, cancel: threading.Event) -> Iterator[AudioChunk]: ...
 
@@ -79,7 +89,7 @@ class SpeechWorker:
         self._voice = voice
         self._on_state = on_state or (lambda s: None)
         self._on_error = on_error or (lambda m: None)
-        self._requests: queue.Queue[ReadRequest | None] = queue.Queue(MAX_PENDING)
+        self._requests: queue.Queue[ReadRequest | PrepareRequest | None] = queue.Queue(MAX_PENDING)
         self._cancel = threading.Event()
         self._generation = 0
         self._lock = threading.Lock()
@@ -90,6 +100,11 @@ class SpeechWorker:
         self.ready_seconds: float | None = None
         self.last_request: ReadRequest | None = None
         self.first_chunk_at: float | None = None
+        self.last_served_prepared = False
+        """Whether the last read began with audio prepared ahead of it."""
+        self.prepared_text: str | None = None
+        """The text whose first words are ready (the pipeline keeps the audio)."""
+        self._preparing: str | None = None
 
     # -- public API -------------------------------------------------------------------------
     def start(self) -> None:
@@ -99,18 +114,33 @@ class SpeechWorker:
     def submit(self, request: ReadRequest) -> bool:
         """Queue a request; False when the queue is full."""
         if request.mode is Mode.NOW:
-            self.stop()
+            # Preparing this very text: let it finish, the read starts with its audio.
+            self.stop(cancel=self._preparing != request.text)
         try:
             self._requests.put_nowait(request)
         except queue.Full:
             return False
         return True
 
-    def stop(self) -> None:
-        """Cancel what is being read, drop everything queued, silence the sink."""
+    def prepare(self, text: str) -> bool:
+        """Ask the worker to synthesise the first words of ``text`` ahead of a read of it
+        (the selection watcher calls this when the selection changes). Only while idle
+        with nothing queued, so it never delays a read; False when not taken."""
+        if self.state is not WorkerState.IDLE or not self._requests.empty():
+            return False
+        try:
+            self._requests.put_nowait(PrepareRequest(text))
+        except queue.Full:
+            return False
+        return True
+
+    def stop(self, cancel: bool = True) -> None:
+        """Cancel what is being read, drop everything queued, silence the sink.
+        ``cancel=False`` lets a preparation that is running finish."""
         with self._lock:
             self._generation += 1
-            self._cancel.set()
+            if cancel:
+                self._cancel.set()
             while True:
                 try:
                     item = self._requests.get_nowait()
@@ -155,13 +185,30 @@ class SpeechWorker:
             with self._lock:
                 generation = self._generation
                 self._cancel.clear()
+            if isinstance(request, PrepareRequest):
+                self._prepare(pipeline, request.text)
+                continue
             self._speak(pipeline, request, generation)
             if self._requests.empty():
                 self._set_state(WorkerState.IDLE)
 
+    def _prepare(self, pipeline: SpeechPipeline, text: str) -> None:
+        prepare = getattr(pipeline, "prepare", None)
+        if prepare is None:
+            return
+        self._preparing = text
+        try:
+            self.prepared_text = text if prepare(text, self._voice, self._cancel) else None
+        except Exception:  # noqa: BLE001 - a text that cannot be prepared is read (and reported) as usual
+            log.debug("preparing failed", exc_info=True)
+            self.prepared_text = None
+        finally:
+            self._preparing = None
+
     def _speak(self, pipeline: SpeechPipeline, request: ReadRequest, generation: int) -> None:
         self.last_request = request
         self.first_chunk_at = None
+        self.last_served_prepared = False
         self._set_state(WorkerState.SPEAKING)
         try:
             for chunk in pipeline.stream(request.text, self._voice, self._cancel):
@@ -169,6 +216,7 @@ class SpeechWorker:
                     return
                 if self.first_chunk_at is None:
                     self.first_chunk_at = time.monotonic()
+                    self.last_served_prepared = bool(getattr(pipeline, "served_prepared", False))
                 self._sink.play(chunk)
             if self._generation == generation:
                 self._sink.finish()
