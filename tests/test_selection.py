@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tray_reader import selection
@@ -83,3 +85,40 @@ def test_real_x11_selections(desktop, monkeypatch, tool):
     assert clip.read("primary") == ""
     clip.write("clipboard", "clipboard text")
     assert DesktopSelection(clip, lambda: False).read() == "clipboard text"
+
+
+@pytest.mark.desktop
+def test_the_watcher_sees_each_new_primary_owner_and_stops(desktop, monkeypatch):
+    import threading
+
+    from tray_reader.selection_watch import watch_primary
+
+    monkeypatch.setenv("DISPLAY", desktop.display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    seen = threading.Semaphore(0)
+    stop = watch_primary(seen.release)
+    assert stop is not None
+    clip = selection.XselClipboard()
+    try:
+        for text in ("first selection", "second selection"):
+            clip.write("primary", text)
+            assert seen.acquire(timeout=5), text
+        time.sleep(0.2)
+        while seen.acquire(timeout=0):  # a program may claim PRIMARY more than once per write
+            pass
+        clip.write("clipboard", "not PRIMARY")  # CLIPBOARD is not watched
+        assert not seen.acquire(timeout=0.5)
+    finally:
+        stop()
+    clip.write("primary", "after stopping")
+    assert not seen.acquire(timeout=0.5)
+
+
+def test_no_watcher_without_x11(monkeypatch):
+    from tray_reader.selection_watch import watch_primary
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    assert watch_primary(lambda: None) is None
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert watch_primary(lambda: None) is None
