@@ -77,3 +77,25 @@ def test_unknown_voice_and_bad_speed_are_clear():
     assert "Traceback" not in bad_voice.stderr.decode()
     bad_speed = run("say", "--speed", "9", "Hi.")
     assert bad_speed.returncode == 2 and "0.5" in bad_speed.stderr.decode()
+
+
+@pytest.mark.parametrize("setting, expected", [("fast_model = false\n", False), ("", True)])
+def test_say_follows_the_fast_model_setting(tmp_path, monkeypatch, setting, expected):
+    from tray_reader import speak
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "tray-reader").mkdir()
+    (tmp_path / "tray-reader" / "settings.toml").write_text(setting)
+    seen = []
+
+    class Loaded(Exception):
+        pass
+
+    def load(threads, fast=True):
+        seen.append(fast)
+        raise Loaded
+
+    monkeypatch.setattr(speak.KokoroEngine, "load", load)
+    with pytest.raises(Loaded):
+        speak.say("Hello.", None, None, str(tmp_path / "out.wav"), None)
+    assert seen == [expected]

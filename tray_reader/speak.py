@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from tray_reader import config
 from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd, summarize_skipped
@@ -58,7 +59,9 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
     pack = library.pack(name)
     speed = speed or library.info(name).speed  # an enrolled voice carries its matched speaking rate
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
-    synth = Synthesizer(frontend, KokoroEngine.load(threads))
+    # The daemon's fast_model setting holds here too (read only: `say` never writes the file).
+    fast = config.load(create=False).settings.fast_model
+    synth = Synthesizer(frontend, KokoroEngine.load(threads, fast=fast))
     if not out:
         from tray_reader.audio.player import Player
 
