@@ -12,7 +12,7 @@
   whole-chunk, with 1 and 2 threads, interleaved.
 - ready: load + warm-up in a fresh process (median of 3).
 - peak RSS: a fresh process reads a ~5,000-word text through the front end and the
-  streaming engine; ru_maxrss at the end.
+  streaming engine; its peak resident set (VmHWM) at the end.
 - seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
 Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
 """
@@ -291,6 +291,20 @@ def child_ready(threads: int, fast: bool) -> None:
     )
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident set (MB). Not ru_maxrss: Linux carries the parent's peak
+    over into a child's ru_maxrss at exec, so a child of a big bench process reported that
+    (1399 MB) instead of its own (443 MB). VmHWM belongs to the process's own memory."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # not Linux
+
+
 def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: bool) -> None:
     from tray_reader.speech.engine import KokoroEngine
 
@@ -306,7 +320,7 @@ def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: b
             longest = max(longest, len(ids))
             lead = samples / 24_000 - (time.perf_counter() - t0)  # as the Synthesizer tells it
             samples += sum(p.size for p in engine.stream(ids, pack, 1.0, lead))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     print(
         json.dumps(
             {
