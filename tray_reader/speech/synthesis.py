@@ -70,6 +70,8 @@ class Prepared:
         )
 
 
+PREPARE_LEAD = 60.0
+"""The lead (seconds) preparing tells the engine: time enough for its largest windows."""
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
@@ -102,7 +104,9 @@ class Synthesizer:
             if not ids:
                 continue
             pieces = []
-            for piece in faded_pieces(self.engine.stream(ids, pack, speed)):
+            # Nobody is waiting yet: decode in the engine's largest windows (the least
+            # work, and the most context for its norms), as for a chunk with a long lead.
+            for piece in faded_pieces(self.engine.stream(ids, pack, speed, PREPARE_LEAD)):
                 if cancel.is_set():
                     return False
                 pieces.append(AudioChunk(piece, chunk.sentence))
