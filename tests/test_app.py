@@ -361,3 +361,20 @@ def test_nothing_selected_prepares_nothing(rig):
     changed[0]()
     time.sleep(0.5)
     assert prepared == []
+
+
+def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
+    prepared: list[str] = []
+    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    changed: list = []
+    rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
+    app = started(rig)
+    rig.gate.clear()  # the reading below holds until the gate opens
+    app.dispatch("read", ["one two three"])
+    _wait(lambda: app.state is AppState.SPEAKING)
+    rig.clip.write("primary", "selected while reading")
+    changed[0]()
+    time.sleep(0.5)
+    assert prepared == []  # never while reading
+    rig.gate.set()
+    _wait(lambda: prepared == ["selected while reading"])

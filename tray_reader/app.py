@@ -208,6 +208,7 @@ class App:
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
         self._selection_changed = threading.Event()
         self._stop_watching: Callable[[], None] | None = None
+        self._prepare_when_idle = False
 
     # -- voice and speed (read by the worker before every chunk) ----------------------------
     def _current_voice(self) -> tuple[np.ndarray, float]:
@@ -295,6 +296,10 @@ class App:
         }
 
     def _on_worker_state(self, state: WorkerState) -> None:
+        if state is WorkerState.IDLE and self._prepare_when_idle:
+            # The selection changed while reading: prepare it now that the worker is free.
+            self._prepare_when_idle = False
+            self._selection_changed.set()
         if state is WorkerState.IDLE and self.parts.player.status.state.value == "idle":
             self._pause_wanted = False  # nothing was left to pause
         self.parts.tray.refresh()
@@ -459,8 +464,8 @@ class App:
             if primary is None or not self.settings.prepare_selection or not self.worker.ready.is_set():
                 continue
             text = primary()
-            if text.strip():
-                self.worker.prepare(text)
+            if text.strip() and not self.worker.prepare(text):
+                self._prepare_when_idle = True  # busy reading: once it is done
 
     def _open_settings(self) -> None:
         config.load(self.settings_file)  # writes the commented defaults if it is missing
