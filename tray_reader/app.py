@@ -47,10 +47,10 @@ log = logging.getLogger(__name__)
 ACTION_QUEUE = 16
 """Most hotkey/menu actions waiting to run; more are dropped (a key held down)."""
 WATCH_INTERVAL = 1.0
+"""Seconds between checks of the settings file for changes."""
 SELECTION_SETTLE = 0.15
 """Seconds the selection must stay put before its first words are prepared: a drag with
 the mouse changes owner once, but some programs re-assert PRIMARY as it grows."""
-"""Seconds between checks of the settings file for changes."""
 
 
 class AppState(enum.Enum):

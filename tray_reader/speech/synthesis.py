@@ -59,7 +59,7 @@ class Prepared:
     pack: np.ndarray
     speed: float
     chunks: int
-    """How many of the front end's chunks of ``text`` ``audio`` covers."""
+    """How many of the front end's chunks of ``text`` ``pieces`` cover."""
     pieces: list[AudioChunk]
 
     def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
