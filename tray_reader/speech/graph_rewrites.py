@@ -89,7 +89,8 @@ class _Graph:
 
 def _norm_over_time(g: _Graph, mean: onnx.NodeProto) -> tuple[list[onnx.NodeProto], str, float] | None:
     """If ``mean`` starts ``(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)`` over the last
-    axis of a 3-D tensor, its nodes, the Div that ends it and eps."""
+    axis, its nodes, the Div that ends it and eps. ``x`` is taken to be [1, C, T], as every
+    such tensor in the decoder is: shapes are unknown here (see `fused_instance_norms`)."""
     x = mean.input[0]
     axes = g.const(mean.input[1]) if len(mean.input) > 1 else None
     keepdims = {a.name: a.i for a in mean.attribute}.get("keepdims", 1)
