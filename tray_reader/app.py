@@ -454,16 +454,15 @@ class App:
     def _prepare_selections(self) -> None:
         """Once the selection has settled, have the idle worker synthesise its first words
         (PRIMARY only: a passive read that never touches the clipboard or sends keys)."""
-        primary = getattr(self.parts.selection, "primary", None)
         while not self._quit.is_set():
             if not self._selection_changed.wait(0.5):
                 continue
             while self._selection_changed.is_set() and not self._quit.is_set():
                 self._selection_changed.clear()
                 time.sleep(SELECTION_SETTLE)
-            if primary is None or not self.settings.prepare_selection or not self.worker.ready.is_set():
+            if not self.settings.prepare_selection or not self.worker.ready.is_set():
                 continue
-            text = primary()
+            text = self.parts.selection.primary()
             if text.strip() and not self.worker.prepare(text):
                 self._prepare_when_idle = True  # busy reading: once it is done
 

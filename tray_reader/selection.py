@@ -39,6 +39,10 @@ class SelectionReader(Protocol):
         """The selected text; SelectionError when there is none."""
         ...
 
+    def primary(self) -> str:
+        """The PRIMARY selection's text, or "" (read passively, to prepare it)."""
+        ...
+
 
 class MemoryClipboard:
     """Selections in a dict; `on_copy` plays the focused app answering Ctrl+C."""

@@ -13,8 +13,9 @@ The shipped model is dynamic int8: every Conv/MatMul quantises its input at run 
    MinMax calibration on real sentences and stock voices) on the generator's Conv nodes,
    all except ``conv_post`` (its output feeds exp/sin: quantising it ruins the audio).
    onnxruntime fuses each Q/DQ pair around a Conv into one QLinearConv.
-3. ``graph_rewrites.simplify``: the AdaIN instance norms become one kernel each, computing
-   the same (see that module; 0.97x the time).
+3. ``graph_rewrites.simplify``: the AdaIN instance norms become one kernel each and the
+   snake activations lose their single-threaded Sin, computing the same (see that module;
+   0.87x the time with 2 threads).
 4. ``measure_quality``: held-out sentences rendered by the shipped, the float reference
    (whole decoder dequantised) and the derived model; log-mel distances in dB. The gate (``GATE``) was
    set from bench/bench_fast_model.py, where a recogniser checked the same renders.

@@ -12,7 +12,7 @@ import numpy as np
 
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.frontend import TextFrontEnd
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, TextChunk
 
 log = logging.getLogger(__name__)
 
@@ -106,18 +106,22 @@ class Synthesizer:
             pieces = []
             # Nobody is waiting yet: decode in the engine's largest windows (the least
             # work, and the most context for its norms), as for a chunk with a long lead.
-            for piece in faded_pieces(self.engine.stream(ids, pack, speed, PREPARE_LEAD)):
+            for piece in self._chunk_audio(chunk, ids, pack, speed, PREPARE_LEAD):
                 if cancel.is_set():
                     return False
-                pieces.append(AudioChunk(piece, chunk.sentence))
-            pieces.append(AudioChunk(self._pause(chunk.pause_after, speed), chunk.sentence))
+                pieces.append(piece)
             self.prepared = Prepared(text, pack, speed, index + 1, pieces)
             return True
         return False
 
-    @staticmethod
-    def _pause(seconds: float, speed: float) -> np.ndarray:
-        return np.zeros(int(seconds / speed * SAMPLE_RATE), dtype=np.float32)
+    def _chunk_audio(
+        self, chunk: TextChunk, ids: list[int], pack: np.ndarray, speed: float, lead: float
+    ) -> Iterator[AudioChunk]:
+        """One chunk's audio, piece by piece (edges faded), then the pause after it."""
+        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead)):
+            yield AudioChunk(piece, chunk.sentence)
+        pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
+        yield AudioChunk(pause, chunk.sentence)
 
     def stream(
         self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
@@ -150,15 +154,12 @@ class Synthesizer:
                 continue
             pack, speed = voice()
             lead = 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
-            for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead)):
+            for piece in self._chunk_audio(chunk, ids, pack, speed, lead):
                 if cancel.is_set():
                     return
                 started = started or time.perf_counter()
-                samples += piece.size
-                yield AudioChunk(piece, chunk.sentence)
-            pause = self._pause(chunk.pause_after, speed)
-            samples += pause.size
-            yield AudioChunk(pause, chunk.sentence)
+                samples += piece.samples.size
+                yield piece
 
 
 def load_synthesizer(
