@@ -13,6 +13,9 @@
 - ready: load + warm-up in a fresh process (median of 3).
 - peak RSS: a fresh process reads a ~5,000-word text through the front end and the
   streaming engine; its peak resident set (VmHWM) at the end.
+- playback waits: each paragraph read from cold in real time (from its first piece): how
+  often, and how long, playback would wait for the next piece; timed windows (the engine's
+  default) against windows that only grow, interleaved.
 - seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
 Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
 """
@@ -190,6 +193,52 @@ def bench_first_audio(engine, frontend, pack, runs: int) -> None:
     )
 
 
+def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float]:
+    """Read ``text`` from cold as the player would, in real time from the first piece:
+    (times playback would have waited for the next piece, seconds waited in all, compute
+    seconds, audio seconds)."""
+    from tray_reader.speech.synthesis import fixed_voice
+
+    t0 = time.perf_counter()
+    started, played, waited, waits = None, 0.0, 0.0, 0
+    for chunk in synth.stream(text, fixed_voice(pack)):
+        now = time.perf_counter()
+        started = started or now
+        late = now - (started + played + waited)
+        if late > 0.005:
+            waits += 1
+            waited += late
+        played += chunk.samples.size / 24_000
+    return waits, waited, time.perf_counter() - t0, played
+
+
+def bench_gaps(engine, frontend, pack, runs: int) -> None:
+    """Does playback wait in the middle of a cold read? Each paragraph read as a new
+    request, the engine's timed windows against windows that only grow (the schedule
+    before them), interleaved, in the same run."""
+    from tray_reader.speech.synthesis import Synthesizer
+
+    synth = Synthesizer(frontend, engine)
+    totals = {True: [0, 0, 0.0, 0.0, 0.0], False: [0, 0, 0.0, 0.0, 0.0]}
+    for r in range(runs):
+        for text in PARAGRAPHS:
+            for timed in (r % 2 == 0, r % 2 == 1):
+                engine.timed_windows = timed
+                waits, waited, compute, audio = playback_waits(synth, pack, text)
+                t = totals[timed]
+                t[0] += 1
+                t[1] += waits > 0
+                t[2] += waited
+                t[3] += compute
+                t[4] += audio
+    engine.timed_windows = True
+    for timed, (reads, waited_reads, waited, compute, audio) in totals.items():
+        print(
+            f"playback waits, cold paragraph reads ({'timed windows' if timed else 'growing windows'}): "
+            f"{waited_reads} of {reads} reads waited, {waited * 1000:.0f} ms in all; RTF {compute / audio:.3f}"
+        )
+
+
 def _all_ids(frontend) -> list[list[int]]:
     return [ids for p in _paragraph_ids(frontend) for ids in p]
 
@@ -338,7 +387,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rss-words", type=int, default=5000)
-    ap.add_argument("--skip", nargs="*", default=[], choices=["first", "rtf", "ready", "rss", "seams"])
+    ap.add_argument(
+        "--skip", nargs="*", default=[], choices=["first", "gaps", "rtf", "ready", "rss", "seams"]
+    )
     ap.add_argument("--child", choices=["ready", "rss"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--whole", action="store_true", help="child rss: the unsplit model")
@@ -380,12 +431,14 @@ def main() -> None:
             f"{r['decoder']} decoder)"
         )
     frontend, pack = _frontend(), _pack()
-    if "first" not in args.skip or "seams" not in args.skip:
+    if {"first", "gaps", "seams"} - set(args.skip):
         engine = KokoroEngine.load(args.threads, fast=fast)
         engine.warm_up(pack)
         print(f"first audio and seams with the {engine.decoder_kind} decoder")
         if "first" not in args.skip:
             bench_first_audio(engine, frontend, pack, args.runs)
+        if "gaps" not in args.skip:
+            bench_gaps(engine, frontend, pack, args.runs)
         if "seams" not in args.skip:
             bench_seams(engine, frontend, pack)
         del engine

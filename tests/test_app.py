@@ -317,7 +317,7 @@ def test_pipeline_warnings_are_reported_not_fatal(rig):
 
 def test_a_settled_selection_has_its_first_words_prepared_from_primary_only(rig):
     prepared: list[str] = []
-    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
     changed: list = []
     stopped: list[bool] = []
 
@@ -353,7 +353,7 @@ def test_a_settled_selection_has_its_first_words_prepared_from_primary_only(rig)
 
 def test_nothing_selected_prepares_nothing(rig):
     prepared: list[str] = []
-    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
     changed: list = []
     rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
     started(rig)
@@ -365,7 +365,7 @@ def test_nothing_selected_prepares_nothing(rig):
 
 def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
     prepared: list[str] = []
-    rig.pipeline.prepare = lambda text, voice, cancel: prepared.append(text) or True
+    rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
     changed: list = []
     rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
     app = started(rig)

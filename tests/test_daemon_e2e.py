@@ -89,30 +89,34 @@ def test_hotkey_reads_primary_selection(tray_daemon: Daemon, desktop: Desktop, r
     assert word_recall(SENTENCE, heard) >= 0.5, heard
 
 
-@pytest.mark.parametrize("prepared", [True, False], ids=["prepared", "cold"])
-def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: TimedRecorder, prepared):
+@pytest.mark.parametrize("how", ["prepared", "during", "cold"])
+def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: TimedRecorder, how):
     """Hotkey to first captured sound, each press on a new selection. "prepared": the
     selection settles first and the daemon prepares its first words (the default);
-    "cold": with prepare_selection = false, everything happens after the key."""
+    "during": the key comes while they are being prepared (a quick user), and the read
+    takes over the preparation; "cold": with prepare_selection = false, everything
+    happens after the key."""
     path = tray_daemon.settings
     original = path.read_text()
-    if not prepared:
+    if how == "cold":
         path.write_text(original.replace("# prepare_selection = true", "prepare_selection = false"))
         _wait_for(lambda: tray_daemon.status()["prepare_selection"] is False, 5, "the setting applied")
     rows = []
     try:
         for i in range(5):
             # A new text each time, of a new length (what `prepared_chars` tells apart).
-            text = f"{SHORT} {'Prepared' if prepared else 'Cold'} number {i + 1}{'.' * (i + 1)}"
+            text = f"{SHORT} {how.capitalize()} number {i + 1}{'.' * (i + 1)}"
             desktop.set_selection("primary", text)
-            if prepared:
+            if how == "prepared":
                 _wait_for(lambda: tray_daemon.status()["prepared_chars"] == len(text), 10, "prepared")  # noqa: B023
+            elif how == "during":
+                _wait_for(lambda: tray_daemon.status()["preparing_chars"] == len(text), 10, "preparing")  # noqa: B023
             offset = recorder.mark()
             pressed = time.monotonic()
             desktop.xdotool("key", "ctrl+alt+r")
             first = _wait_for(lambda: recorder.first_sound_after(offset), 20, "sound after the hotkey")  # noqa: B023
             last = tray_daemon.status()["last"]
-            assert last["prepared"] is prepared, (i, text)
+            assert last["prepared"] is (how != "cold"), (i, text)
             rows.append((pressed, first, last))
             desktop.xdotool("key", "ctrl+alt+s")
             _wait_for(lambda: tray_daemon.status()["state"] == "idle", 10, "idle after stop")
@@ -120,9 +124,7 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
     finally:
         path.write_text(original)
     _wait_for(lambda: tray_daemon.status()["prepare_selection"] is True, 5, "the setting back")
-    print(
-        f"\n  {'prepared' if prepared else 'cold'}: press->hotkey  ->selection  ->1st chunk  ->DAC (player)  ->captured (ms)"
-    )
+    print(f"\n  {how}: press->hotkey  ->selection  ->1st chunk  ->DAC (player)  ->captured (ms)  underruns")
     totals = []
     for pressed, first, last in rows:
         totals.append(first - pressed)
@@ -134,10 +136,10 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
         print(
             f"  {1000 * (last['pressed'] - pressed):12.0f} {1000 * (last['selection_read'] - pressed):11.0f}"
             f" {1000 * (last['first_chunk'] - pressed):11.0f} {dac} {1000 * (first - pressed):13.0f}"
+            f" {last['underruns']:10d}"
         )
     print(
-        f"hotkey-to-first-sound median ({'prepared' if prepared else 'cold'}) "
-        f"{1000 * statistics.median(totals):.0f} ms over {len(totals)} presses"
+        f"hotkey-to-first-sound median ({how}) {1000 * statistics.median(totals):.0f} ms over {len(totals)} presses"
     )
     assert len(totals) == 5
 

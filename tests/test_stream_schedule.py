@@ -81,6 +81,58 @@ def test_first_window_override_and_bounds():
     assert windows(200, plan, 1000)[0] == (0, plan.frames)  # never above the plan's window
 
 
+def _spans_with(budget_frames, n=N_FRAMES, plan=None):
+    """The windows stream_frames decodes when each later one may have ``budget_frames()``
+    frames of its own; and the first frame each decodes (its left context)."""
+    plan = plan or WindowPlan()
+    seen = []
+
+    def decode(window):
+        seen.append(window["asr"].shape[2])
+        return _fake_decode(window)
+
+    pieces = list(stream_frames(decode, *_inputs(n), plan, budget=budget_frames))
+    return seen, sum(p.size for p in pieces)
+
+
+def test_a_budget_sizes_each_later_window_within_the_plan():
+    plan = WindowPlan()
+    calls = []
+    allowed = iter([5, 24, 40, 500, 500, 500, 500, 500])
+
+    def budget():
+        calls.append(1)
+        return next(allowed)
+
+    seen, samples = _spans_with(budget)
+    assert samples == N_FRAMES * FRAME_SAMPLES  # every frame once, whatever the sizes
+    c = plan.context
+    # The first window is the plan's; then at least first_frames, at most the plan's window.
+    assert seen[:5] == [
+        plan.first_frames + c,
+        plan.first_frames + 2 * c,
+        24 + 2 * c,
+        40 + 2 * c,
+        plan.frames + 2 * c,
+    ]
+    assert len(calls) == len(seen) - 1  # asked once before each window after the first
+
+
+def test_a_short_remainder_is_absorbed_only_in_time_else_its_window_reaches_back():
+    plan = WindowPlan()
+    c, n, tail = plan.context, 100, plan.frames // 2
+    # Windows of 30: after (16, 46) and (46, 76), 24 frames remain, too few for a window of
+    # their own and too many to add in time: the last window decodes `tail` frames before it.
+    seen, samples = _spans_with(lambda: 30, n)
+    assert samples == n * FRAME_SAMPLES
+    assert seen == [16 + c, 30 + 2 * c, 30 + 2 * c, tail + c]  # 24 own + (tail - 24) + c before
+    # In time (84 frames allowed): the second window takes the rest.
+    seen, samples = _spans_with(lambda: 90, n)
+    assert seen == [16 + c, 84 + c] and samples == n * FRAME_SAMPLES
+    # Without a budget, windows grow and absorb a short remainder as before.
+    assert windows(n, plan) == [(0, 16), (16, 48), (48, n)]
+
+
 @pytest.fixture
 def engine():
     e = KokoroEngine(session=None, threads=2)
@@ -103,6 +155,13 @@ def test_the_first_window_grows_with_the_lead_up_to_the_plan(engine):
     assert engine.first_window(30.0) == plan.frames
     engine.frame_seconds = 0.02  # a slower machine gets smaller windows for the same lead
     assert engine.first_window(1.0) == plan.first_frames
+
+
+def test_later_windows_are_sized_by_the_audio_queued_ahead(engine):
+    assert engine.window_fit(0.0) < engine.plan.first_frames  # nothing queued: the minimum
+    assert engine.window_fit(1.0, 0.7) == 70 - 2 * engine.plan.context
+    engine.frame_seconds = 0.02
+    assert engine.window_fit(1.0, 0.7) == 35 - 2 * engine.plan.context
 
 
 def test_two_at_once_only_when_allowed_with_a_long_lead_and_two_threads(engine):

@@ -66,11 +66,16 @@ class CountingEngine:
 TEXT = "Prepared ahead of time, the first words come at once. The rest follows as usual."
 
 
-def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):
+def _read_plainly(engine, phonemizer):
+    """A synthesiser over a counting engine, and TEXT read once without preparing."""
     counting = CountingEngine(engine)
     synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
     voice = fixed_voice(model_files.stock_pack("af_heart"))
-    plain = list(synth.stream(TEXT, voice))
+    return counting, synth, voice, list(synth.stream(TEXT, voice))
+
+
+def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):
+    counting, synth, voice, plain = _read_plainly(engine, phonemizer)
     chunks = len(counting.chunks)
     assert chunks >= 2 and not synth.served_prepared
 
@@ -109,3 +114,29 @@ def test_preparing_stops_when_cancelled_and_keeps_nothing(engine, phonemizer):
     assert not synth.prepare(TEXT, fixed_voice(model_files.stock_pack("af_heart")), cancel)
     assert synth.prepared is None
     assert not synth.prepare("", fixed_voice(model_files.stock_pack("af_heart")))
+
+
+def test_a_read_during_preparation_takes_over_after_the_first_piece(engine, phonemizer):
+    counting, synth, voice, plain = _read_plainly(engine, phonemizer)
+    chunks = len(counting.chunks)
+    hurry = threading.Event()
+    hurry.set()  # a read of this text is waiting
+    assert synth.prepare(TEXT, voice, hurry=hurry)
+    prepared = synth.prepared
+    assert prepared is not None and len(prepared.pieces) == 1 and prepared.rest is not None
+
+    # A read that stops after the first piece leaves the chunk unfinished, not broken.
+    cancel = threading.Event()
+    stream = synth.stream(TEXT, voice, cancel)
+    assert next(stream) is prepared.pieces[0]
+    cancel.set()
+    assert list(stream) == []
+
+    again = list(synth.stream(TEXT, voice))
+    assert synth.served_prepared and prepared.rest is None
+    assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by preparing
+    # The prepared chunk starts as a read does (the same first window; later ones are
+    # sized by time), and nothing is lost.
+    np.testing.assert_allclose(again[0].samples, plain[0].samples, atol=1e-4)
+    assert again[: len(prepared.pieces)] == prepared.pieces
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)

@@ -167,7 +167,8 @@ def test_a_failing_request_is_reported_and_the_worker_survives():
 
 
 class PreparingPipeline(SlowPipeline):
-    """Preparing takes until `release` is set (or `cancel`); a read of the prepared text
+    """Preparing takes until `release` is set (or `cancel`, or `hurry`: then it hands over
+    early, as the real Synthesizer does with its first piece); a read of the prepared text
     then starts with a marker chunk, as the real Synthesizer starts with its audio."""
 
     def __init__(self) -> None:
@@ -176,14 +177,18 @@ class PreparingPipeline(SlowPipeline):
         self.started = threading.Event()
         self.prepared: str | None = None
         self.cancelled = 0
+        self.hurried = 0
         self.served_prepared = False
 
-    def prepare(self, text, voice, cancel):
+    def prepare(self, text, voice, cancel, hurry):
         self.started.set()
         while not self.release.wait(0.01):
             if cancel.is_set():
                 self.cancelled += 1
                 return False
+            if hurry.is_set():
+                self.hurried += 1
+                break
         self.prepared = text
         return True
 
@@ -194,17 +199,28 @@ class PreparingPipeline(SlowPipeline):
         yield from super().stream(text, voice, cancel)
 
 
-def test_prepare_runs_while_idle_and_a_read_of_that_text_waits_for_it():
+def test_prepare_runs_while_idle_and_a_read_of_that_text_hurries_it():
     sink, pipeline = RecordingSink(), PreparingPipeline()
     w = make_worker(pipeline, sink)
     assert w.prepare("one two")
     assert pipeline.started.wait(5)
     assert w.state is WorkerState.IDLE  # preparing is not speaking: the tray stays idle
-    assert w.submit(ReadRequest("one two"))  # the same text: not cancelled
-    pipeline.release.set()
-    wait_for(lambda: sink.finished == 1)
-    assert pipeline.cancelled == 0 and w.prepared_text == "one two"
+    assert w.submit(ReadRequest("one two"))  # the same text: not cancelled, hurried
+    wait_for(lambda: sink.finished == 1)  # without `release`: the read did not wait for it
+    assert pipeline.cancelled == 0 and pipeline.hurried == 1 and w.prepared_text == "one two"
     assert words(sink) == [99, 3, 3] and w.last_served_prepared
+    w.shutdown()
+
+
+def test_a_finished_preparation_is_not_hurried_by_a_later_read():
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    pipeline.release.set()
+    w = make_worker(pipeline, sink)
+    assert w.prepare("one two")
+    wait_for(lambda: w.prepared_text == "one two")
+    assert w.submit(ReadRequest("one two"))
+    wait_for(lambda: sink.finished == 1)
+    assert pipeline.hurried == 0 and words(sink) == [99, 3, 3] and w.last_served_prepared
     w.shutdown()
 
 

@@ -283,6 +283,7 @@ class App:
             "last_text": self.last_text[:200],
             "prepare_selection": self.settings.prepare_selection,
             "prepared_chars": len(self.worker.prepared_text or ""),
+            "preparing_chars": len(self.worker.preparing_text or ""),
             "last": {
                 "pressed": t.pressed,
                 "selection_read": t.selection_read,

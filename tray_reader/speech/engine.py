@@ -31,6 +31,7 @@ from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.speech.decoder_stream import Submit, WindowPlan, speech_frames, stream_frames
 from tray_reader.speech.split_model import FRAME_SAMPLES
+from tray_reader.speech.types import SAMPLE_RATE
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,12 @@ audio). Part A sees whole chunks, so it runs without the arena."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
+WINDOW_SHARE = 0.7
+"""The same for each later window of a chunk, sized by the audio queued ahead of it just
+before it is decoded: the decoder's speed was measured on the window before, and no part A
+runs in between, so less margin is kept. Over 12 cold paragraph reads in real time (2
+threads), playback waited in 1-2 of them (13-200 ms in all) with 0.6-0.9, against 9 of
+them (1.6 s in all) with windows that only grew by a factor."""
 PARALLEL_SLOWDOWN = 1.5
 """How much longer one window takes while another is decoded beside it (measured 1.4-1.6)."""
 PARALLEL_FRAMES = 64
@@ -143,6 +150,10 @@ class KokoroEngine:
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
+    timed_windows: bool = True
+    """Size each later window of a chunk by the audio queued ahead of it (see `stream`).
+    Off: windows grow by the plan's factor, the same for every run (for comparing two
+    decoders on equal terms)."""
     parallel_windows: bool = False
     """Allow two windows at once (see `parallel`). Off: with both runs sharing the decoder's
     memory arena, the arena grew in power-of-two steps on a long text (1.4 GB peak over
@@ -249,15 +260,19 @@ class KokoroEngine:
                 out = np.asarray(out).reshape(-1)[lo * FRAME_SAMPLES : hi * FRAME_SAMPLES]
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
+    def window_fit(self, lead: float, share: float = LEAD_SHARE) -> int:
+        """Frames of its own a decoder window may have to be ready within ``LEAD_SHARE`` of
+        ``lead`` seconds, by the running estimate of the decoder's speed (may be <= 0)."""
+        return int(lead * share / self.frame_seconds) - 2 * self.plan.context
+
     def first_window(self, lead: float) -> int | None:
         """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
         from now. Due at once: the plan's small first window. Otherwise as large as the
-        decoder surely makes in time (``LEAD_SHARE`` of the lead, up to the plan's window
-        size): fewer, larger windows pay less for their context frames."""
+        decoder surely makes in time (up to the plan's window size): fewer, larger windows
+        pay less for their context frames."""
         if lead <= 0:
             return None
-        fits = int(lead * LEAD_SHARE / self.frame_seconds) - 2 * self.plan.context
-        return max(self.plan.first_frames, min(self.plan.frames, fits))
+        return max(self.plan.first_frames, min(self.plan.frames, self.window_fit(lead)))
 
     def parallel(self, lead: float) -> bool:
         """Whether a chunk due ``lead`` seconds from now may have two windows decoded at
@@ -299,9 +314,36 @@ class KokoroEngine:
 
         frames = speech_frames(asr) if self.trim_padding else None
         plan, first = self.plan, self.first_window(lead)
+        # When the audio queued ahead runs out, assuming it plays as it is yielded (from the
+        # first piece on, when nothing is queued yet): each later window is sized to be
+        # ready before then, so playback never waits in the middle of a chunk.
+        runs_out = time.perf_counter() + lead if lead > 0 else None
+
+        def budget() -> int:
+            return self.window_fit(0.0 if runs_out is None else runs_out - time.perf_counter(), WINDOW_SHARE)
+
         if self.parallel(lead):
             plan = replace(plan, frames=PARALLEL_FRAMES)
             decode, submit, first = (lambda window: decoder.run(None, window)[0]), self._submit(), plan.frames
         else:
             decode, submit = timed, None
-        yield from stream_frames(decode, asr, f0, energy, phase, feeds["style"], plan, frames, first, submit)
+        pieces = stream_frames(
+            decode,
+            asr,
+            f0,
+            energy,
+            phase,
+            feeds["style"],
+            plan,
+            frames,
+            first,
+            submit,
+            budget if self.timed_windows else None,
+        )
+        try:
+            for piece in pieces:
+                now = time.perf_counter()
+                runs_out = max(now, runs_out or now) + piece.size / SAMPLE_RATE
+                yield piece
+        finally:
+            pieces.close()  # a consumer that stops early stops the decoding

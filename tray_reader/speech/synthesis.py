@@ -53,14 +53,19 @@ def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
 
 @dataclass
 class Prepared:
-    """The first chunk of a text, synthesised before anyone asked to hear it."""
+    """The first chunk of a text, synthesised (or being synthesised) before anyone asked to
+    hear it."""
 
     text: str
     pack: np.ndarray
     speed: float
     chunks: int
-    """How many of the front end's chunks of ``text`` ``pieces`` cover."""
+    """How many of the front end's chunks of ``text`` ``pieces`` and ``rest`` cover."""
     pieces: list[AudioChunk]
+    """The audio made so far."""
+    rest: Iterator[AudioChunk] | None = None
+    """What makes the remaining pieces, while the chunk is unfinished (a read came while it
+    was being prepared); None once ``pieces`` is the whole chunk."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
         return (
@@ -69,9 +74,24 @@ class Prepared:
             and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
         )
 
+    def replay(self) -> Iterator[AudioChunk]:
+        """Every piece of the chunk: those made, then the rest as it is made (and kept, so a
+        consumer that stops early leaves the chunk whole for the next)."""
+        i = 0
+        while True:
+            if i < len(self.pieces):
+                yield self.pieces[i]
+                i += 1
+                continue
+            if self.rest is None:
+                return
+            piece = next(self.rest, None)
+            if piece is None:
+                self.rest = None
+                return
+            self.pieces.append(piece)
 
-PREPARE_LEAD = 60.0
-"""The lead (seconds) preparing tells the engine: time enough for its largest windows."""
+
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
@@ -88,11 +108,20 @@ class Synthesizer:
         self.served_prepared = False
         """Whether the last `stream` began with prepared audio."""
 
-    def prepare(self, text: str, voice: VoiceSource, cancel: threading.Event | None = None) -> bool:
+    def prepare(
+        self,
+        text: str,
+        voice: VoiceSource,
+        cancel: threading.Event | None = None,
+        hurry: threading.Event | None = None,
+    ) -> bool:
         """Synthesise the first chunk of ``text`` now, so that a later `stream` of the same
-        text, voice and speed starts without waiting for the model. Stops (False) once
-        ``cancel`` is set; True when the first chunk is ready."""
+        text, voice and speed starts without waiting for the model. Stops (False, nothing
+        kept) once ``cancel`` is set. True when the first chunk is ready, or, once ``hurry``
+        is set (a read of this text is waiting), as soon as its first piece is: the read
+        then plays what is ready while the rest of the chunk is made."""
         cancel = cancel or threading.Event()
+        hurry = hurry or threading.Event()
         if len(text) > MAX_PREPARED_CHARS:
             return False
         pack, speed = voice()
@@ -103,14 +132,18 @@ class Synthesizer:
             ids = self.frontend.ids(chunk.phonemes)
             if not ids:
                 continue
-            pieces = []
-            # Nobody is waiting yet: decode in the engine's largest windows (the least
-            # work, and the most context for its norms), as for a chunk with a long lead.
-            for piece in self._chunk_audio(chunk, ids, pack, speed, PREPARE_LEAD):
+            # The windows of a chunk heard at once (lead 0): the first piece comes as early
+            # as it would for a read, in case the read comes before the chunk is done.
+            # The audio is the very audio a read would make.
+            prepared = Prepared(
+                text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0)
+            )
+            for _ in prepared.replay():
                 if cancel.is_set():
                     return False
-                pieces.append(piece)
-            self.prepared = Prepared(text, pack, speed, index + 1, pieces)
+                if hurry.is_set():
+                    break
+            self.prepared = prepared
             return True
         return False
 
@@ -137,7 +170,7 @@ class Synthesizer:
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
         skip = 0
         if prepared is not None and self.served_prepared:
-            for ready in prepared.pieces:
+            for ready in prepared.replay():
                 if cancel.is_set():
                     return
                 started = started or time.perf_counter()

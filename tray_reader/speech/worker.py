@@ -64,7 +64,7 @@ VoiceSource = Callable[[], tuple[np.ndarray, float]]
 class SpeechPipeline(Protocol):
     """What the worker needs from the speech pipeline (the real one: speech.synthesis).
 
-    A pipeline may also have ``prepare(text, voice, cancel) -> bool`` and
+    A pipeline may also have ``prepare(text, voice, cancel, hurry) -> bool`` and
     ``served_prepared: bool`` (see `SpeechWorker.prepare`)."""
 
     def stream(self, text: str, voice: VoiceSource, cancel: threading.Event) -> Iterator[AudioChunk]: ...
@@ -91,6 +91,9 @@ class SpeechWorker:
         self._on_error = on_error or (lambda m: None)
         self._requests: queue.Queue[ReadRequest | PrepareRequest | None] = queue.Queue(MAX_PENDING)
         self._cancel = threading.Event()
+        self._hurry = threading.Event()
+        """Set when a read of the text being prepared arrives: preparing hands over to it
+        as soon as it has a first piece."""
         self._generation = 0
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="speech-worker", daemon=True)
@@ -113,9 +116,11 @@ class SpeechWorker:
 
     def submit(self, request: ReadRequest) -> bool:
         """Queue a request; False when the queue is full."""
+        if request.text == self._preparing:
+            # Preparing this very text: the read starts with its audio, as soon as there is some.
+            self._hurry.set()
         if request.mode is Mode.NOW:
-            # Preparing this very text: let it finish, the read starts with its audio.
-            self.stop(cancel=self._preparing != request.text)
+            self.stop(cancel=request.text != self._preparing)
         try:
             self._requests.put_nowait(request)
         except queue.Full:
@@ -151,6 +156,11 @@ class SpeechWorker:
                     break
         self._sink.flush()
 
+    @property
+    def preparing_text(self) -> str | None:
+        """The text whose first words are being prepared right now, if any."""
+        return self._preparing
+
     def pending(self) -> int:
         return self._requests.qsize()
 
@@ -185,6 +195,7 @@ class SpeechWorker:
             with self._lock:
                 generation = self._generation
                 self._cancel.clear()
+                self._hurry.clear()
             if isinstance(request, PrepareRequest):
                 self._prepare(pipeline, request.text)
                 continue
@@ -198,7 +209,7 @@ class SpeechWorker:
             return
         self._preparing = text
         try:
-            self.prepared_text = text if prepare(text, self._voice, self._cancel) else None
+            self.prepared_text = text if prepare(text, self._voice, self._cancel, self._hurry) else None
         except Exception:  # noqa: BLE001 - a text that cannot be prepared is read (and reported) as usual
             log.debug("preparing failed", exc_info=True)
             self.prepared_text = None
