@@ -96,7 +96,7 @@ def _spans_with(budget_frames, n=N_FRAMES, plan=None):
 
 
 def test_a_budget_sizes_each_later_window_within_the_plan():
-    plan = WindowPlan()
+    plan = WindowPlan(later_frames=16)
     calls = []
     allowed = iter([5, 24, 40, 500, 500, 500, 500, 500])
 
@@ -104,30 +104,33 @@ def test_a_budget_sizes_each_later_window_within_the_plan():
         calls.append(1)
         return next(allowed)
 
-    seen, samples = _spans_with(budget)
+    seen, samples = _spans_with(budget, plan=plan)
     assert samples == N_FRAMES * FRAME_SAMPLES  # every frame once, whatever the sizes
     c = plan.context
-    # The first window is the plan's; then at least first_frames, at most the plan's window.
+    # The first window is the plan's; then at least later_frames, at most the plan's window.
     assert seen[:5] == [
         plan.first_frames + c,
-        plan.first_frames + 2 * c,
+        plan.later_frames + 2 * c,
         24 + 2 * c,
         40 + 2 * c,
         plan.frames + 2 * c,
     ]
     assert len(calls) == len(seen) - 1  # asked once before each window after the first
+    # The default plan never goes below 32 frames after the first (smaller ones garble).
+    seen, _ = _spans_with(lambda: 5)
+    assert seen[1] == 32 + 2 * c
 
 
 def test_a_short_remainder_is_absorbed_only_in_time_else_its_window_reaches_back():
-    plan = WindowPlan()
+    plan = WindowPlan(later_frames=16)
     c, n, tail = plan.context, 100, plan.frames // 2
     # Windows of 30: after (16, 46) and (46, 76), 24 frames remain, too few for a window of
     # their own and too many to add in time: the last window decodes `tail` frames before it.
-    seen, samples = _spans_with(lambda: 30, n)
+    seen, samples = _spans_with(lambda: 30, n, plan)
     assert samples == n * FRAME_SAMPLES
     assert seen == [16 + c, 30 + 2 * c, 30 + 2 * c, tail + c]  # 24 own + (tail - 24) + c before
     # In time (84 frames allowed): the second window takes the rest.
-    seen, samples = _spans_with(lambda: 90, n)
+    seen, samples = _spans_with(lambda: 90, n, plan)
     assert seen == [16 + c, 84 + c] and samples == n * FRAME_SAMPLES
     # Without a budget, windows grow and absorb a short remainder as before.
     assert windows(n, plan) == [(0, 16), (16, 48), (48, n)]

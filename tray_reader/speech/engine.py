@@ -51,8 +51,8 @@ WINDOW_SHARE = 0.7
 """The same for each later window of a chunk, sized by the audio queued ahead of it just
 before it is decoded: the decoder's speed was measured on the window before, and no part A
 runs in between, so less margin is kept. Over 12 cold paragraph reads in real time (2
-threads), playback waited in 1-2 of them (13-200 ms in all) with 0.6-0.9, against 9 of
-them (1.6 s in all) with windows that only grew by a factor."""
+threads, bench_speech "gaps"), playback waited in 3 of them (0.27 s in all) against 12 of
+them (1.3 s) with windows that only grow, in the same run."""
 PARALLEL_SLOWDOWN = 1.5
 """How much longer one window takes while another is decoded beside it (measured 1.4-1.6)."""
 PARALLEL_FRAMES = 64
