@@ -261,7 +261,7 @@ class KokoroEngine:
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
     def window_fit(self, lead: float, share: float = LEAD_SHARE) -> int:
-        """Frames of its own a decoder window may have to be ready within ``LEAD_SHARE`` of
+        """Frames of its own a decoder window may have to be ready within ``share`` of
         ``lead`` seconds, by the running estimate of the decoder's speed (may be <= 0)."""
         return int(lead * share / self.frame_seconds) - 2 * self.plan.context
 

@@ -132,9 +132,9 @@ class Synthesizer:
             ids = self.frontend.ids(chunk.phonemes)
             if not ids:
                 continue
-            # The windows of a chunk heard at once (lead 0): the first piece comes as early
-            # as it would for a read, in case the read comes before the chunk is done.
-            # The audio is the very audio a read would make.
+            # The windows of a chunk heard at once (lead 0), as a read would have them:
+            # the first piece comes as early as possible, and a read that comes before
+            # the chunk is done never waits for a large window.
             prepared = Prepared(
                 text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0)
             )
