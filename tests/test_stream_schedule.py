@@ -82,8 +82,8 @@ def test_first_window_override_and_bounds():
 
 
 def _spans_with(budget_frames, n=N_FRAMES, plan=None):
-    """The windows stream_frames decodes when each later one may have ``budget_frames()``
-    frames of its own; and the first frame each decodes (its left context)."""
+    """The sizes (context included) of the windows stream_frames decodes when each later
+    one may have ``budget_frames()`` frames of its own; and the samples it yields."""
     plan = plan or WindowPlan()
     seen = []
 

@@ -150,8 +150,8 @@ def stream_frames(
     first, last = frames or (0, n)
     spans = _spans(first, last, plan, first_frames, budget if submit is None else None)
 
-    def inputs(start: int, end: int) -> dict[str, np.ndarray]:
-        a, b = _left_edge(start, end, first, last, plan), min(n, end + plan.context)
+    def inputs(a: int, end: int) -> dict[str, np.ndarray]:
+        b = min(n, end + plan.context)
         offset = phase[:, 2 * a - 1 : 2 * a, :] if a > 0 else np.zeros((1, 1, phase.shape[2]), np.float32)
         return {
             "asr": np.ascontiguousarray(asr[:, :, a:b]),
@@ -161,23 +161,26 @@ def stream_frames(
             "phase_offset": np.ascontiguousarray(offset),
         }
 
-    def decoded() -> Generator[tuple[tuple[int, int], np.ndarray], None, None]:
+    def decoded() -> Generator[tuple[tuple[int, int], int, np.ndarray], None, None]:
         if submit is None:
             for span in spans:  # each span is chosen just before it is decoded
-                yield span, decode(inputs(*span))
+                a = _left_edge(*span, first, last, plan)
+                yield span, a, decode(inputs(a, span[1]))
             return
 
-        def job(span: tuple[int, int]) -> Callable[[], np.ndarray]:
-            return lambda: decode(inputs(*span))
+        ahead = [(span, _left_edge(*span, first, last, plan)) for span in spans]
 
-        ahead = list(spans)
-        futures = [submit(job(span)) for span in ahead[:2]]
+        def job(i: int) -> Callable[[], np.ndarray]:
+            (_, end), a = ahead[i]
+            return lambda: decode(inputs(a, end))
+
+        futures = [submit(job(i)) for i in range(min(2, len(ahead)))]
         try:
-            for i, span in enumerate(ahead):
+            for i, (span, a) in enumerate(ahead):
                 audio = futures[i].result()
                 if i + 2 < len(ahead):
-                    futures.append(submit(job(ahead[i + 2])))
-                yield span, audio
+                    futures.append(submit(job(i + 2)))
+                yield span, a, audio
         finally:
             for f in futures:
                 f.cancel()  # not started yet: never runs
@@ -186,10 +189,8 @@ def stream_frames(
     tail: np.ndarray | None = None
     outputs = decoded()
     try:
-        for span, out in outputs:
-            piece, tail = _piece(
-                span, _left_edge(*span, first, last, plan), out.reshape(-1), tail, last, plan, fade_in
-            )
+        for span, a, out in outputs:
+            piece, tail = _piece(span, a, out.reshape(-1), tail, last, plan, fade_in)
             yield piece
     finally:
         outputs.close()  # cancels windows not started when the consumer stops early

@@ -116,11 +116,12 @@ class SpeechWorker:
 
     def submit(self, request: ReadRequest) -> bool:
         """Queue a request; False when the queue is full."""
-        if request.text == self._preparing:
+        same = request.text == self._preparing  # read once: the worker thread changes it
+        if same:
             # Preparing this very text: the read starts with its audio, as soon as there is some.
             self._hurry.set()
         if request.mode is Mode.NOW:
-            self.stop(cancel=request.text != self._preparing)
+            self.stop(cancel=not same)
         try:
             self._requests.put_nowait(request)
         except queue.Full:
