@@ -145,9 +145,15 @@ def test_the_sin_squared_polynomial_is_accurate_over_a_whole_period():
     t = np.linspace(-0.5, 0.5, 200_001)
     poly = sum(c * t ** (2 * i) for i, c in enumerate(a, start=1))
     err = np.abs(poly - np.sin(np.pi * t) ** 2)
-    assert err.max() < 1e-6
+    assert err.max() < SIN2_ERROR
     # Near zero it must stay relatively exact too: a tiny alpha scales it up by 1/alpha.
-    assert abs(a[0] / np.pi**2 - 1) < 1e-5
+    near = np.abs(t) < 0.05
+    assert (err[near] / np.maximum(np.sin(np.pi * t[near]) ** 2, 1e-300)).max() < 1e-3
+
+
+SIN2_ERROR = 2e-3
+"""Largest error of the shipped degree's polynomial for sin^2 over a period (1.8e-3 for
+degree 3, far below the int8 step of the convolution that reads the activation)."""
 
 
 def _snake_model(alpha: np.ndarray, inverse: np.ndarray) -> onnx.ModelProto:
@@ -179,8 +185,19 @@ def test_snake_without_sin_gives_the_same_activation():
     assert gr.snake_as_polynomial(model) == 1
     assert "Sin" not in _ops(model) and "Pow" not in _ops(model)
     after = _run(model, {"x": x})[0]
+    # The graph computes the polynomial (to float32 rounding)...
+    turns = x.astype(np.float64) * alpha / np.pi
+    t = turns - np.round(turns)
+    poly = sum(c * t ** (2 * i) for i, c in enumerate(gr.sin2_coefficients(), start=1))
+    np.testing.assert_allclose(after, x + poly * inverse, rtol=1e-4, atol=1e-4)
+    # ...which is the activation, within the polynomial's error scaled by 1/alpha.
     snake = before - x  # compare the activation's own term, not just x + small
-    np.testing.assert_allclose(after - x, snake, atol=2e-5 * max(1.0, float(np.abs(snake).max())))
+    bound = SIN2_ERROR / np.abs(alpha) + 1e-4 * (1 + np.abs(snake))
+    assert (np.abs((after - x) - snake) <= bound).all()
+    # Tiny alphas stay relatively exact (the error bound above says nothing for them).
+    tiny = np.abs(alpha[0, :, 0]) < 0.03
+    assert tiny.any()
+    np.testing.assert_allclose((after - x)[:, tiny], snake[:, tiny], rtol=2e-3, atol=1e-6)
 
 
 def test_a_sin_that_is_not_a_snake_is_left_alone():

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RECIPE_VERSION = 4
+RECIPE_VERSION = 5
 """Bump when anything below changes the derived bytes (sentences, voices, options)."""
 
 DECODER = "/decoder/"

@@ -33,8 +33,13 @@ if TYPE_CHECKING:
     import onnx
 
 
-SIN2_DEGREE = 5
-"""Terms of the even polynomial standing in for sin^2 in the snake activations."""
+SIN2_DEGREE = 3
+"""Terms of the even polynomial standing in for sin^2 in the snake activations. Each term
+is two passes over the tensor, and these elementwise kernels run on one core: degree 3
+instead of 5 (10 nodes per snake instead of 14) made a window 0.93-0.96x the time, with
+the same distance from the float model (2.91 vs 2.92 dB, held-out renders) and word
+recall (0.81 vs 0.79 over 16 streamed sentences). Degree 2 (error 0.05) moved the audio
+further (2.97 dB)."""
 
 
 class _Graph:
@@ -179,12 +184,14 @@ def fused_instance_norms(model: onnx.ModelProto) -> int:
 
 
 def sin2_coefficients(degree: int = SIN2_DEGREE) -> np.ndarray:
-    """a_1..a_degree with sin(pi t)^2 ~ sum a_i t^(2i) on |t| <= 1/2: least squares on
-    Chebyshev nodes, which is close to the minimax fit (max error 4.6e-7 for degree 5)."""
+    """a_1..a_degree with sin(pi t)^2 ~ sum a_i t^(2i) on |t| <= 1/2. a_1 is pi^2, exact, so
+    the activation stays relatively exact near zero, where a tiny alpha scales it by
+    1/alpha; the rest by least squares on Chebyshev nodes (max error 1.8e-3 for degree 3,
+    4.2e-5 for 4)."""
     t = 0.25 * (1.0 - np.cos(np.linspace(0.0, np.pi, 4001)))
-    powers = np.stack([t ** (2 * i) for i in range(1, degree + 1)], axis=1)
-    coefficients, *_ = np.linalg.lstsq(powers, np.sin(np.pi * t) ** 2, rcond=None)
-    return coefficients
+    powers = np.stack([t ** (2 * i) for i in range(2, degree + 1)], axis=1)
+    rest, *_ = np.linalg.lstsq(powers, np.sin(np.pi * t) ** 2 - (np.pi * t) ** 2, rcond=None)
+    return np.concatenate([[np.pi**2], rest])
 
 
 def _snake(
