@@ -11,11 +11,12 @@
 - real-time factor (compute seconds per audio second) over all paragraphs, streaming and
   whole-chunk, with 1 and 2 threads, interleaved.
 - ready: load + warm-up in a fresh process (median of 3).
-- peak RSS: a fresh process reads a ~5,000-word text through the front end and the
-  streaming engine; its peak resident set (VmHWM) at the end.
+- peak RSS: a fresh process reads a ~5,000-word text through the Synthesizer (front end,
+  next chunk made ahead unless --no-ahead, streaming engine); its peak resident set
+  (VmHWM) at the end, and its RTF of speech.
 - playback waits: each paragraph read from cold in real time (from its first piece): how
-  often, and how long, playback would wait for the next piece; timed windows (the engine's
-  default) against windows that only grow, interleaved.
+  often, and how long, playback would wait for the next piece; the product's settings
+  against one chunk after another, and against windows that only grow, interleaved.
 - seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
 Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
 """
@@ -212,30 +213,39 @@ def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float]:
     return waits, waited, time.perf_counter() - t0, played
 
 
+GAP_VARIANTS = {
+    "timed windows, next chunk made ahead": (True, True),
+    "timed windows, one chunk after another": (True, False),
+    "growing windows, next chunk made ahead": (False, True),
+}
+"""(engine.timed_windows, synth.lookahead) of each variant bench_gaps compares."""
+
+
 def bench_gaps(engine, frontend, pack, runs: int) -> None:
     """Does playback wait in the middle of a cold read? Each paragraph read as a new
-    request, the engine's timed windows against windows that only grow (the schedule
-    before them), interleaved, in the same run."""
+    request through the Synthesizer, in each of GAP_VARIANTS (the product's first),
+    interleaved in a rotating order, in the same run."""
     from tray_reader.speech.synthesis import Synthesizer
 
     synth = Synthesizer(frontend, engine)
-    totals = {True: [0, 0, 0.0, 0.0, 0.0], False: [0, 0, 0.0, 0.0, 0.0]}
+    totals = {name: [0, 0, 0.0, 0.0, 0.0] for name in GAP_VARIANTS}
+    names = list(GAP_VARIANTS)
     for r in range(runs):
         for text in PARAGRAPHS:
-            for timed in (r % 2 == 0, r % 2 == 1):
-                engine.timed_windows = timed
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                engine.timed_windows, synth.lookahead = GAP_VARIANTS[name]
                 waits, waited, compute, audio = playback_waits(synth, pack, text)
-                t = totals[timed]
+                t = totals[name]
                 t[0] += 1
                 t[1] += waits > 0
                 t[2] += waited
                 t[3] += compute
                 t[4] += audio
-    engine.timed_windows = True
-    for timed, (reads, waited_reads, waited, compute, audio) in totals.items():
+    engine.timed_windows, synth.lookahead = True, True
+    for name, (reads, waited_reads, waited, compute, audio) in totals.items():
         print(
-            f"playback waits, cold paragraph reads ({'timed windows' if timed else 'growing windows'}): "
-            f"{waited_reads} of {reads} reads waited, {waited * 1000:.0f} ms in all; RTF {compute / audio:.3f}"
+            f"playback waits, cold paragraph reads ({name}): {waited_reads} of {reads} reads waited, "
+            f"{waited * 1000:.0f} ms in all; compute per second of audio (pauses included) {compute / audio:.3f}"
         )
 
 
@@ -354,29 +364,48 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # not Linux
 
 
-def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: bool) -> None:
+class _CountingEngine:
+    """The engine, counting the speech it makes (the synthesiser's pauses are not counted)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.samples = 0
+        self.longest = 0
+
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
+        self.longest = max(self.longest, len(ids))
+        for piece in self.engine.stream(ids, pack, speed, lead, part_a):
+            self.samples += piece.size
+            yield piece
+
+    def part_a(self, ids, pack, speed, run_options=None):
+        return self.engine.part_a(ids, pack, speed, run_options)
+
+
+def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: bool, ahead: bool) -> None:
+    """Read a long text through the Synthesizer as the daemon does (its lead told as if it
+    played in real time from the first piece); print the peak RSS and the RTF of speech."""
     from tray_reader.speech.engine import KokoroEngine
+    from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 
     frontend, pack = _frontend(), _pack()
     engine = KokoroEngine.load(threads, streaming=streaming, fast=fast)
     engine.parallel_windows = parallel
     engine.warm_up(pack)
+    counting = _CountingEngine(engine)
+    synth = Synthesizer(frontend, counting)
+    synth.lookahead = ahead
     t0 = time.perf_counter()
-    samples, longest = 0, 0
-    for chunk in frontend.chunks(long_text(words)):
-        ids = frontend.ids(chunk.phonemes)
-        if ids:
-            longest = max(longest, len(ids))
-            lead = samples / 24_000 - (time.perf_counter() - t0)  # as the Synthesizer tells it
-            samples += sum(p.size for p in engine.stream(ids, pack, 1.0, lead))
+    for _ in synth.stream(long_text(words), fixed_voice(pack)):
+        pass
     peak_mb = peak_rss_mb()
     print(
         json.dumps(
             {
                 "peak_mb": peak_mb,
-                "audio_s": samples / 24_000,
+                "audio_s": counting.samples / 24_000,
                 "compute_s": time.perf_counter() - t0,
-                "longest_chunk_ids": longest,
+                "longest_chunk_ids": counting.longest,
                 "decoder": engine.decoder_kind,
             }
         )
@@ -394,6 +423,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--whole", action="store_true", help="child rss: the unsplit model")
     ap.add_argument(
+        "--no-ahead", action="store_true", help="RSS: one chunk after another (no part A made ahead)"
+    )
+    ap.add_argument(
         "--decoder",
         choices=["fast", "shipped"],
         default="fast",
@@ -410,13 +442,14 @@ def main() -> None:
     if args.child == "ready":
         return child_ready(args.threads, fast)
     if args.child == "rss":
-        return child_rss(args.rss_words, args.threads, not args.whole, fast, args.parallel)
+        return child_rss(args.rss_words, args.threads, not args.whole, fast, args.parallel, not args.no_ahead)
     child_args = [
         "--threads",
         str(args.threads),
         "--decoder",
         args.decoder,
         *(["--parallel"] if args.parallel else []),
+        *(["--no-ahead"] if args.no_ahead else []),
     ]
 
     from tray_reader.speech.engine import KokoroEngine
@@ -447,8 +480,10 @@ def main() -> None:
     if "rss" not in args.skip:
         r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
         print(
-            f"peak RSS reading a {args.rss_words}-word text ({r['decoder']} decoder): {r['peak_mb']:.0f} MB "
-            f"({r['audio_s']:.0f} s of audio in {r['compute_s']:.0f} s, longest chunk {r['longest_chunk_ids']} ids)"
+            f"peak RSS reading a {args.rss_words}-word text ({r['decoder']} decoder, "
+            f"{'one chunk after another' if args.no_ahead else 'next chunk made ahead'}): {r['peak_mb']:.0f} MB "
+            f"({r['audio_s']:.0f} s of speech in {r['compute_s']:.0f} s: RTF {r['compute_s'] / r['audio_s']:.3f}; "
+            f"longest chunk {r['longest_chunk_ids']} ids)"
         )
     print(f"load average at end: {os.getloadavg()}")
 

@@ -185,9 +185,12 @@ class _RecordingEngine:
     def __init__(self):
         self.leads = []
 
-    def stream(self, ids, pack, speed, lead=0.0):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
         self.leads.append(lead)
         yield np.full(24_000, 0.1, np.float32)
+
+    def part_a(self, ids, pack, speed, run_options=None):
+        return None
 
 
 class _Frontend:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 from tray_reader import model_files
 from tray_reader.speech.frontend import TextFrontEnd
@@ -52,15 +53,21 @@ def test_cancel_stops_before_the_next_chunk(engine, phonemizer):
 
 
 class CountingEngine:
-    """The real engine, counting the chunks it is asked to synthesise."""
+    """The real engine, counting the chunks it is asked to synthesise and the part A runs
+    made ahead for it."""
 
     def __init__(self, engine) -> None:
         self.engine = engine
         self.chunks: list[int] = []
+        self.made_ahead: list[int] = []
 
-    def stream(self, ids, pack, speed, lead=0.0):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
         self.chunks.append(len(ids))
-        return self.engine.stream(ids, pack, speed, lead)
+        return self.engine.stream(ids, pack, speed, lead, part_a)
+
+    def part_a(self, ids, pack, speed, run_options=None):
+        self.made_ahead.append(len(ids))
+        return self.engine.part_a(ids, pack, speed, run_options)
 
 
 TEXT = "Prepared ahead of time, the first words come at once. The rest follows as usual."
@@ -140,3 +147,59 @@ def test_a_read_during_preparation_takes_over_after_the_first_piece(engine, phon
     np.testing.assert_allclose(again[0].samples, plain[0].samples, atol=1e-4)
     assert again[: len(prepared.pieces)] == prepared.pieces
     assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+
+
+LONGER = (
+    "The first words come quickly. Then the reading goes on, sentence by sentence, while the "
+    "next chunk is made on the other core. Nothing is lost or repeated on the way, and the "
+    "pauses stay where the punctuation puts them."
+)
+
+
+def test_chunks_made_ahead_give_the_same_reading(engine, phonemizer):
+    counting = CountingEngine(engine)
+    synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    synth.lookahead = False
+    plain = list(synth.stream(LONGER, voice))
+    assert counting.made_ahead == []
+    synth.lookahead = True
+    ahead = list(synth.stream(LONGER, voice))
+    assert counting.made_ahead  # read faster than real time: the lead passed AHEAD_LEAD
+    # Windows are sized by time, so pieces differ; the chunks' audio does not.
+    assert sum(c.samples.size for c in ahead) == sum(c.samples.size for c in plain)
+    assert sorted({c.sentence for c in ahead}) == sorted({c.sentence for c in plain})
+
+
+def test_part_a_made_ahead_is_used_only_for_its_own_chunk_voice_and_speed(engine, phonemizer):
+    frontend = TextFrontEnd(phonemizer)
+    heart, michael = model_files.stock_pack("af_heart"), model_files.stock_pack("am_michael")
+    ids = frontend.ids(phonemizer("A chunk made ahead."))
+    other = frontend.ids(phonemizer("Another chunk."))
+    made = engine.part_a(ids, heart, 1.0)
+    assert made.made_for(ids, heart, 1.0)
+    assert not made.made_for(other, heart, 1.0)
+    assert not made.made_for(ids, michael, 1.0)
+    assert not made.made_for(ids, heart, 1.2)
+    engine.timed_windows = False  # the same windows every run, to compare audio exactly
+    try:
+        plain = np.concatenate(list(engine.stream(ids, heart, 1.0)))
+        handed = np.concatenate(list(engine.stream(ids, heart, 1.0, 0.0, made)))
+        np.testing.assert_array_equal(handed, plain)
+        # Handed part A for another voice: made again for the right one.
+        in_michael = np.concatenate(list(engine.stream(ids, michael, 1.0)))
+        mismatched = np.concatenate(list(engine.stream(ids, michael, 1.0, 0.0, made)))
+        np.testing.assert_array_equal(mismatched, in_michael)
+    finally:
+        engine.timed_windows = True
+
+
+def test_a_part_a_run_stops_when_told_to(engine, phonemizer):
+    # What stopping a read relies on to end the work ahead at once.
+    import onnxruntime as ort
+
+    ids = TextFrontEnd(phonemizer).ids(phonemizer("Stopped before it starts."))
+    options = ort.RunOptions()
+    options.terminate = True
+    with pytest.raises(Exception, match="(?i)terminat"):
+        engine.part_a(ids, model_files.stock_pack("af_heart"), 1.0, options)

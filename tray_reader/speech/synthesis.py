@@ -6,11 +6,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import onnxruntime as ort
 
-from tray_reader.speech.engine import KokoroEngine
+from tray_reader.speech.engine import KokoroEngine, PartA
 from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, TextChunk
 
@@ -92,6 +94,78 @@ class Prepared:
             self.pieces.append(piece)
 
 
+AHEAD_LEAD = 1.0
+"""Seconds of audio queued ahead from which a read's next chunk is made on another thread
+while the current one is decoded. Earlier (from each chunk's first piece), the work ahead
+slowed the windows a cold read's first seconds depend on: playback waited in 9 of 12 cold
+paragraph reads (0.72 s in all) against 5 of 12 (0.28 s) one chunk after another."""
+
+Ahead = tuple[TextChunk, list[int], PartA | None]
+"""A chunk to read next, its ids, and its part A if it was made ahead."""
+
+
+class _Lookahead:
+    """Makes the next chunk of a read (the front end's work and the model's part A) on
+    another thread while the current one is decoded.
+
+    Part A gains nothing from a second thread, and a third of each decoder window runs on
+    one core (its elementwise kernels), so the other core is free for it: the next chunk
+    starts decoding without first spending part A's time."""
+
+    def __init__(
+        self,
+        engine: KokoroEngine,
+        source: Iterator[tuple[TextChunk, list[int]]],
+        pool: ThreadPoolExecutor | None,
+    ) -> None:
+        self._engine = engine
+        self._source = source
+        self._pool = pool
+        self._future: Future[Ahead | None] | None = None
+        self._options: ort.RunOptions | None = None
+
+    def start(self, pack: np.ndarray, speed: float) -> None:
+        """Begin making the next chunk (for this voice and speed), unless already begun."""
+        if self._future is not None or self._pool is None:
+            return
+        options = self._options = ort.RunOptions()
+        self._future = self._pool.submit(self._make, pack, speed, options)
+
+    def _make(self, pack: np.ndarray, speed: float, options: ort.RunOptions) -> Ahead | None:
+        item = next(self._source, None)
+        if item is None:
+            return None
+        chunk, ids = item
+        if options.terminate:
+            return chunk, ids, None
+        try:
+            return chunk, ids, self._engine.part_a(ids, pack, speed, options)
+        except Exception:
+            if options.terminate:  # stopped by `close`
+                return chunk, ids, None
+            raise
+
+    def take(self) -> Ahead | None:
+        """The next chunk (None at the end): the one made ahead, or made now."""
+        future, self._future = self._future, None
+        if future is not None:
+            return future.result()
+        item = next(self._source, None)
+        return None if item is None else (*item, None)
+
+    def close(self) -> None:
+        """Stop the work ahead, and wait for it: the front end is not shared between threads."""
+        future, self._future = self._future, None
+        if future is None:
+            return
+        if self._options is not None:
+            self._options.terminate = True
+        try:
+            future.result()
+        except Exception:  # noqa: BLE001 - the read is over; its next chunk does not matter
+            log.debug("work ahead failed after the read ended", exc_info=True)
+
+
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
@@ -107,6 +181,11 @@ class Synthesizer:
         prepared for both)."""
         self.served_prepared = False
         """Whether the last `stream` began with prepared audio."""
+        self.lookahead = True
+        """Make each read's next chunk on another thread while the current one is decoded
+        (`_Lookahead`). Off: one after the other (for comparing, in bench/)."""
+        self._pool: ThreadPoolExecutor | None = None
+        """The thread that makes a read's next chunk ahead."""
 
     def prepare(
         self,
@@ -148,13 +227,33 @@ class Synthesizer:
         return False
 
     def _chunk_audio(
-        self, chunk: TextChunk, ids: list[int], pack: np.ndarray, speed: float, lead: float
+        self,
+        chunk: TextChunk,
+        ids: list[int],
+        pack: np.ndarray,
+        speed: float,
+        lead: float,
+        part_a: PartA | None = None,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it."""
-        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead)):
+        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
             yield AudioChunk(piece, chunk.sentence)
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
         yield AudioChunk(pause, chunk.sentence)
+
+    def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
+        """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""
+        for index, chunk in enumerate(self.frontend.chunks(text)):
+            if index < skip:
+                continue
+            ids = self.frontend.ids(chunk.phonemes)
+            if ids:
+                yield chunk, ids
+
+    def _ahead_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="tray-reader-ahead")
+        return self._pool
 
     def stream(
         self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
@@ -162,37 +261,42 @@ class Synthesizer:
         """Audio for `text`, chunk by chunk; stops before the next piece once `cancel` is set.
 
         Assumes what it yields is played at once, in real time: the audio yielded minus the
-        time since the first piece is the lead the engine has for the next chunk."""
+        time since the first piece is the lead the engine has for the next chunk. Once
+        AHEAD_LEAD seconds are queued, the next chunk is made ready on another thread
+        (`_Lookahead`)."""
         cancel = cancel or threading.Event()
         started: float | None = None
         samples = 0
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
-        skip = 0
-        if prepared is not None and self.served_prepared:
-            for ready in prepared.replay():
-                if cancel.is_set():
-                    return
-                started = started or time.perf_counter()
-                samples += ready.samples.size
-                yield ready
-            skip = prepared.chunks
-        for index, chunk in enumerate(self.frontend.chunks(text)):
-            if cancel.is_set():
-                return
-            if index < skip:
-                continue
-            ids = self.frontend.ids(chunk.phonemes)
-            if not ids:
-                continue
-            pack, speed = voice()
-            lead = 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
-            for piece in self._chunk_audio(chunk, ids, pack, speed, lead):
-                if cancel.is_set():
-                    return
-                started = started or time.perf_counter()
-                samples += piece.samples.size
-                yield piece
+        skip = prepared.chunks if prepared is not None and self.served_prepared else 0
+        pool = self._ahead_pool() if self.lookahead else None
+        ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
+        try:
+            if prepared is not None and self.served_prepared:
+                pack, speed = voice()
+                for ready in prepared.replay():
+                    if cancel.is_set():
+                        return
+                    started = started or time.perf_counter()
+                    samples += ready.samples.size
+                    if samples / SAMPLE_RATE - (time.perf_counter() - started) >= AHEAD_LEAD:
+                        ahead.start(pack, speed)
+                    yield ready
+            while not cancel.is_set() and (item := ahead.take()) is not None:
+                chunk, ids, part_a = item
+                pack, speed = voice()
+                lead = 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
+                for piece in self._chunk_audio(chunk, ids, pack, speed, lead, part_a):
+                    if cancel.is_set():
+                        return
+                    started = started or time.perf_counter()
+                    samples += piece.samples.size
+                    if samples / SAMPLE_RATE - (time.perf_counter() - started) >= AHEAD_LEAD:
+                        ahead.start(pack, speed)  # once per chunk
+                    yield piece
+        finally:
+            ahead.close()
 
 
 def load_synthesizer(
