@@ -131,3 +131,24 @@ def test_a_voice_change_between_chunks_reaches_the_engine():
     voices = iter([(PACK, 1.0)] * 2 + [(PACK, 1.5)] * 10)
     list(synth.stream("a|bb", lambda: next(voices)))
     assert engine.handed[1] == ("part A", (2, 2, 2), 1.0)
+
+
+def test_a_read_stopped_while_waiting_for_its_next_chunk_ends_at_once():
+    engine = _Engine()
+    engine.block = True
+    synth = _synth(engine)
+    cancel = threading.Event()
+    heard = []
+    reading = threading.Thread(
+        target=lambda: heard.extend(synth.stream("a|bb|ccc", fixed_voice(PACK), cancel))
+    )
+    reading.start()
+    while not engine.made:  # the first chunk is all made; the second's part A is blocked
+        threading.Event().wait(0.005)
+    cancel.set()
+    reading.join(timeout=30)
+    alive = reading.is_alive()
+    engine.block = False
+    assert not alive, "the read did not end when stopped"
+    assert engine.stopped.is_set()  # the part A it waited for was stopped too
+    assert len(heard) == 8 and engine.handed == [None]  # the first chunk only
