@@ -286,6 +286,11 @@ class Synthesizer:
         skip = prepared.chunks if prepared is not None and self.served_prepared else 0
         pool = self._ahead_pool() if self.lookahead else None
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
+
+        def queued() -> float:
+            """Seconds of audio yielded and not yet played (0 before the first piece)."""
+            return 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
+
         try:
             if prepared is not None and self.served_prepared:
                 pack, speed = voice()
@@ -294,19 +299,18 @@ class Synthesizer:
                         return
                     started = started or time.perf_counter()
                     samples += ready.samples.size
-                    if samples / SAMPLE_RATE - (time.perf_counter() - started) >= AHEAD_LEAD:
+                    if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)
                     yield ready
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
-                lead = 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
-                for piece in self._chunk_audio(chunk, ids, pack, speed, lead, part_a):
+                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a):
                     if cancel.is_set():
                         return
                     started = started or time.perf_counter()
                     samples += piece.samples.size
-                    if samples / SAMPLE_RATE - (time.perf_counter() - started) >= AHEAD_LEAD:
+                    if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
         finally:
