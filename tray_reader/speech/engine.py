@@ -3,15 +3,16 @@
 The verified model is split in memory at the encoder/decoder boundary (see
 ``split_model``): part A turns ids into frame features (53 ms for 28 ids, 383 ms for 250
 with 2 threads: 7-10 % of a read's compute; the synthesiser makes the next chunk's ahead,
-see ``synthesis._Lookahead``), part B turns frames into audio. ``synthesize`` runs B once over the whole chunk (bit-identical
-to the unsplit model); ``stream`` runs B over growing windows of frames and yields each
-as soon as it is ready, so the first audio of a chunk comes after a fraction of its
-synthesis time (see ``decoder_stream``). If the split fails, the whole model is used and
-``stream`` yields one piece per chunk.
+see ``synthesis._Lookahead``), part B turns frames into audio. ``synthesize`` runs B
+once over the whole chunk (bit-identical to the unsplit model); ``stream`` runs B over
+windows of frames and yields each as soon as it is ready, so the first audio of a chunk
+comes after a fraction of its synthesis time (see ``decoder_stream``). If the split
+fails, the whole model is used and ``stream`` yields one piece per chunk.
 
 Session options were chosen by measurement on 2 cores (see bench/ and README):
 graph optimisation ALL, intra-op threads = physical cores (2), inter-op 1, and
-spinning off so a busy neighbour process does not stall us.
+spinning off so a busy neighbour process does not stall us (spinning: 0.92x the window
+time on an idle box, 1.3x with one or two busy neighbours).
 """
 
 from __future__ import annotations
