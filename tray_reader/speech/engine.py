@@ -240,7 +240,7 @@ class KokoroEngine:
             raise ValueError(f"a chunk must have 1..{MAX_PHONEME_IDS} ids, got {len(ids)}")
         return {
             "tokens": np.array([[0, *ids, 0]], dtype=np.int64),
-            "style": np.ascontiguousarray(pack[len(ids)], dtype=np.float32).reshape(1, 256),
+            "style": _style(pack, len(ids)),
             "speed": np.array([speed], dtype=np.float32),
         }
 
@@ -300,7 +300,7 @@ class KokoroEngine:
             return None
         feeds = self._feeds(ids, pack, speed)
         asr, f0, energy, phase = self.features.run(None, feeds, run_options)
-        return PartA(tuple(ids), speed, pack[len(ids)], asr, f0, energy, phase, feeds["style"])
+        return PartA(tuple(ids), speed, asr, f0, energy, phase, feeds["style"])
 
     def stream(
         self,
@@ -378,16 +378,21 @@ class PartA:
 
     ids: tuple[int, ...]
     speed: float
-    voice_row: np.ndarray
-    """The voice pack's row this chunk's style came from."""
     asr: np.ndarray
     f0: np.ndarray
     energy: np.ndarray
     phase: np.ndarray
     style: np.ndarray
+    """The voice pack's row for a chunk of this length: it identifies the voice."""
 
     def made_for(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> bool:
         """Whether these are the outputs for ``ids`` in this voice and speed."""
         if tuple(ids) != self.ids or speed != self.speed or len(ids) >= len(pack):
             return False
-        return bool(np.array_equal(pack[len(ids)], self.voice_row))
+        return bool(np.array_equal(_style(pack, len(ids)), self.style))
+
+
+def _style(pack: np.ndarray, n_ids: int) -> np.ndarray:
+    """The style vector a chunk of ``n_ids`` phoneme ids is read with: the pack's row for
+    its length (Kokoro's voice packs hold one per length)."""
+    return np.ascontiguousarray(pack[n_ids], dtype=np.float32).reshape(1, 256)
