@@ -271,14 +271,14 @@ def stream_paragraph(engine, chunks: list[list[int]], pack) -> int:
 
 
 def bench_rtf(frontend, pack, runs: int, parallel: bool = False) -> None:
-    """Both decoders (shipped and, when built, fast) with 1 and 2 threads, interleaved."""
+    """Each decoder (shipped and, when built, fast and fused) with 1 and 2 threads, interleaved."""
     from tray_reader.speech.engine import KokoroEngine
 
     paragraphs = _paragraph_ids(frontend)
     engines = {}
     for threads in (1, 2):
-        for fast in (False, True):
-            e = KokoroEngine.load(threads, fast=fast)
+        for decoder in DECODERS:
+            e = KokoroEngine.load(threads, **_decoder_flags(decoder))
             e.parallel_windows = parallel
             engines[(threads, e.decoder_kind)] = e
     for e in engines.values():
@@ -329,11 +329,21 @@ def _child(args: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def child_ready(threads: int, fast: bool) -> None:
+DECODERS = ("shipped", "fast", "fused")
+"""Part B variants: the shipped one, the derived fast one, the fast one with its compiled
+operator (see tray_reader/speech/custom_ops.py). One that is not built loads as the next
+one it falls back to (the bench prints the kind it got)."""
+
+
+def _decoder_flags(decoder: str) -> dict[str, bool]:
+    return {"fast": decoder != "shipped", "fused": decoder == "fused"}
+
+
+def child_ready(threads: int, decoder: str) -> None:
     t0 = _clocks()
     from tray_reader.speech.engine import KokoroEngine
 
-    engine = KokoroEngine.load(threads, fast=fast)
+    engine = KokoroEngine.load(threads, **_decoder_flags(decoder))
     engine.warm_up(_pack())
     wall, cpu = _since(t0)
     print(
@@ -382,14 +392,14 @@ class _CountingEngine:
         return self.engine.part_a(ids, pack, speed, run_options)
 
 
-def child_rss(words: int, threads: int, streaming: bool, fast: bool, parallel: bool, ahead: bool) -> None:
+def child_rss(words: int, threads: int, streaming: bool, decoder: str, parallel: bool, ahead: bool) -> None:
     """Read a long text through the Synthesizer as the daemon does (its lead told as if it
     played in real time from the first piece); print the peak RSS and the RTF of speech."""
     from tray_reader.speech.engine import KokoroEngine
     from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 
     frontend, pack = _frontend(), _pack()
-    engine = KokoroEngine.load(threads, streaming=streaming, fast=fast)
+    engine = KokoroEngine.load(threads, streaming=streaming, **_decoder_flags(decoder))
     engine.parallel_windows = parallel
     engine.warm_up(pack)
     counting = _CountingEngine(engine)
@@ -427,10 +437,11 @@ def main() -> None:
     )
     ap.add_argument(
         "--decoder",
-        choices=["fast", "shipped"],
-        default="fast",
-        help="part B for ready, first audio, seams and RSS: the derived fast one when built "
-        "(python -m tray_reader.speech.fast_model), or the shipped one; RTF measures both",
+        choices=DECODERS,
+        default="fused",
+        help="part B for ready, first audio, seams and RSS: the derived fast one with its "
+        "compiled operator, or without it, when built (python -m tray_reader.speech.fast_model), "
+        "or the shipped one; RTF measures each",
     )
     ap.add_argument(
         "--parallel",
@@ -438,11 +449,12 @@ def main() -> None:
         help="RTF and RSS: allow two decoder windows at once (off in the product)",
     )
     args = ap.parse_args()
-    fast = args.decoder == "fast"
     if args.child == "ready":
-        return child_ready(args.threads, fast)
+        return child_ready(args.threads, args.decoder)
     if args.child == "rss":
-        return child_rss(args.rss_words, args.threads, not args.whole, fast, args.parallel, not args.no_ahead)
+        return child_rss(
+            args.rss_words, args.threads, not args.whole, args.decoder, args.parallel, not args.no_ahead
+        )
     child_args = [
         "--threads",
         str(args.threads),
@@ -465,7 +477,7 @@ def main() -> None:
         )
     frontend, pack = _frontend(), _pack()
     if {"first", "gaps", "seams"} - set(args.skip):
-        engine = KokoroEngine.load(args.threads, fast=fast)
+        engine = KokoroEngine.load(args.threads, **_decoder_flags(args.decoder))
         engine.warm_up(pack)
         print(f"first audio and seams with the {engine.decoder_kind} decoder")
         if "first" not in args.skip:

@@ -174,4 +174,61 @@ def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     entry = fm.entry_dir(BASE)
     assert entry.parent == tmp_path / "tray-reader" / "fast-model"
-    assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}")
+    from tray_reader.speech.custom_ops import source_sha256
+
+    # A changed recipe or a changed compiled operator is a new entry, built and measured anew.
+    assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}-ops{source_sha256()[:8]}")
+
+
+def _fused(tmp_path, library: bytes = b"library bytes", report=None):
+    lib = tmp_path / "built" / "lib.so"
+    lib.parent.mkdir(exist_ok=True)
+    lib.write_bytes(library)
+    return (b"fused model", report or GOOD, lib)
+
+
+def test_the_fused_decoder_comes_with_its_library_when_both_check_out(tmp_path):
+    fm.store(BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path))
+    data, library = fm.derived_fused_decoder(BASE, tmp_path)
+    assert data == b"fused model" and library.read_bytes() == b"library bytes"
+    assert library.parent == fm.entry_dir(BASE, tmp_path)  # a copy in the entry, not the build's
+
+
+def test_no_fused_decoder_without_a_library(tmp_path):
+    fm.store(BASE, b"derived model", GOOD, tmp_path, None, "no C compiler (install gcc, or set CC)")
+    assert fm.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
+    assert fm.derived_fused_decoder(BASE, tmp_path) is None
+    report = json.loads((fm.entry_dir(BASE, tmp_path) / fm.REPORT_FILE).read_text())
+    assert report["fused"] == {"passed": False, "reason": "no C compiler (install gcc, or set CC)"}
+
+
+@pytest.mark.parametrize("damaged", ["model", "library", "gate", "plain decoder"])
+def test_a_damaged_or_failed_fused_decoder_is_not_used(tmp_path, damaged):
+    from tray_reader.speech.custom_ops import LIBRARY
+
+    bad = fm.QualityReport([9.0] * 4, [9.0] * 4, [1.0] * 4).judge()
+    fm.store(
+        BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path, report=bad if damaged == "gate" else None)
+    )
+    entry = fm.entry_dir(BASE, tmp_path)
+    if damaged == "model":
+        (entry / fm.FUSED_FILE).write_bytes(b"fused modeL")
+    elif damaged == "library":
+        (entry / LIBRARY).write_bytes(b"library byteS")
+    elif damaged == "plain decoder":  # the fallback must be usable too
+        (entry / fm.MODEL_FILE).write_bytes(b"derived modeL")
+    assert fm.derived_fused_decoder(BASE, tmp_path) is None
+
+
+def test_a_build_without_a_compiler_is_redone_once_there_is_one(tmp_path, monkeypatch):
+    from tray_reader.speech import custom_ops
+
+    fm.store(BASE, b"derived model", GOOD, tmp_path, None, custom_ops.NO_COMPILER)
+    entry = fm.entry_dir(BASE, tmp_path)
+    monkeypatch.setattr(custom_ops, "compiler", lambda: None)
+    assert not fm._compiler_came_since(entry)
+    monkeypatch.setattr(custom_ops, "compiler", lambda: "/usr/bin/cc")
+    assert fm._compiler_came_since(entry)
+    # A compiler that failed is not retried at every setup.
+    fm.store(BASE, b"derived model", GOOD, tmp_path, None, "/usr/bin/cc failed: error")
+    assert not fm._compiler_came_since(entry)

@@ -4,6 +4,7 @@ the engine and the front end; the real model's part A is covered in test_synthes
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -143,7 +144,10 @@ def test_a_read_stopped_while_waiting_for_its_next_chunk_ends_at_once():
         target=lambda: heard.extend(synth.stream("a|bb|ccc", fixed_voice(PACK), cancel))
     )
     reading.start()
-    while not engine.made:  # the first chunk is all made; the second's part A is blocked
+    # The first chunk is all heard (made is not enough: on a loaded machine the reader may
+    # not have taken all its pieces yet); the second's part A is blocked.
+    deadline = time.monotonic() + 30
+    while (not engine.made or len(heard) < 8) and time.monotonic() < deadline:
         threading.Event().wait(0.005)
     cancel.set()
     reading.join(timeout=30)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from tray_reader import __version__
 
@@ -115,11 +116,31 @@ def fast_decoder() -> Check:
 
     entry = fast_model.entry_dir(fast_model.shipped_sha256())
     if fast_model.cached_decoder() is not None:
-        return Check("fast decoder", f"built and checked ({entry})")
+        if fast_model.cached_fused_decoder() is not None:
+            return Check("fast decoder", f"built and checked, with its compiled operator ({entry})")
+        return Check(
+            "fast decoder",
+            f"built and checked ({entry}); without its compiled operator: {_why_not_fused(entry)}",
+        )
     return Check(
         "fast decoder",
         "not built: the shipped decoder is used (build it for ~1.4x faster speech: "
         "tray-reader doctor --build-fast-model)",
+    )
+
+
+def _why_not_fused(entry: Path) -> str:
+    """The fused decoder's reason from the build's report (why it is not there)."""
+    import json
+
+    from tray_reader.speech import fast_model
+
+    try:
+        fused = json.loads((entry / fast_model.REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
+    except (OSError, ValueError):
+        fused = {}
+    return str(
+        fused.get("reason") or "it does not check out; rebuild with tray-reader doctor --build-fast-model"
     )
 
 

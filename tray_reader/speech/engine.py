@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
@@ -80,9 +81,13 @@ def session_options(threads: int) -> ort.SessionOptions:
     return so
 
 
-def _session(model: bytes, threads: int, arena: bool = True) -> ort.InferenceSession:
+def _session(
+    model: bytes, threads: int, arena: bool = True, library: Path | None = None
+) -> ort.InferenceSession:
     so = session_options(threads)
     so.enable_cpu_mem_arena = arena
+    if library is not None:
+        so.register_custom_ops_library(str(library))
     session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     # onnxruntime's wrapper keeps the model bytes to re-create the session on another
     # provider (a fallback only GPU providers use): 100 MB for our two parts, held for
@@ -113,16 +118,26 @@ def _return_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def _fast_decoder(threads: int) -> ort.InferenceSession | None:
-    """A session of the derived fast decoder if one is built and checks out (it is ~1.4x
-    faster, see ``fast_model``); None keeps the shipped one."""
+def _fast_decoder(threads: int, fused: bool = True) -> tuple[ort.InferenceSession, str] | None:
+    """A session of the derived fast decoder if one is built and checks out (~1.4x faster
+    than the shipped one, see ``fast_model``), and its kind: "fused" when its variant with
+    the compiled operator is usable too (~1.15x faster again, see ``custom_ops``), else
+    "fast". None keeps the shipped one."""
     from tray_reader.speech import fast_model
 
+    variant = fast_model.cached_fused_decoder() if fused else None
+    if variant is not None:
+        data, library = variant
+        try:
+            return _session(data, threads, arena=DECODER_ARENA, library=library), "fused"
+        except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the plain one works
+            log.warning("fused decoder unusable (%s: %s); using the fast one", type(e).__name__, e)
+        del data
     derived = fast_model.cached_decoder()
     if derived is None:
         return None
     try:
-        return _session(derived, threads, arena=DECODER_ARENA)
+        return _session(derived, threads, arena=DECODER_ARENA), "fast"
     except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the shipped decoder works
         log.warning("fast decoder unusable (%s: %s); using the shipped one", type(e).__name__, e)
         return None
@@ -147,8 +162,9 @@ class KokoroEngine:
     """Skip decoding most of the padding tokens' silence (split model only; see
     decoder_stream.speech_frames)."""
     decoder_kind: str = "shipped"
-    """Which part B runs: "shipped", or "fast" (the derived static-int8 generator, see
-    ``fast_model``), or "whole" when the model is not split."""
+    """Which part B runs: "shipped"; "fast" (the derived static-int8 generator, see
+    ``fast_model``); "fused" (the same with its activations as one compiled operator each,
+    see ``custom_ops``); or "whole" when the model is not split."""
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
@@ -172,14 +188,16 @@ class KokoroEngine:
         streaming: bool = True,
         plan: WindowPlan | None = None,
         fast: bool = True,
+        fused: bool = True,
     ) -> KokoroEngine:
         """Build the sessions from the verified model bytes; ``streaming=False`` keeps the
         model whole (no windowed decoding). With ``fast``, part B is the derived fast
-        decoder when one has been built and passed its quality gate (else the shipped one)."""
+        decoder when one has been built and passed its quality gate (else the shipped one);
+        with ``fused`` too, its variant with the compiled operator when that is usable."""
         threads = threads or default_threads()
         _bound_heap_growth()
         t0 = time.perf_counter()
-        engine = cls._load_split(threads, plan or WindowPlan(), fast) if streaming else None
+        engine = cls._load_split(threads, plan or WindowPlan(), fast, fused) if streaming else None
         if engine is None:
             engine = cls(
                 session=_session(model_files.kokoro_model_bytes(), threads),
@@ -191,13 +209,14 @@ class KokoroEngine:
         return engine
 
     @classmethod
-    def _load_split(cls, threads: int, plan: WindowPlan, fast: bool) -> KokoroEngine | None:
+    def _load_split(cls, threads: int, plan: WindowPlan, fast: bool, fused: bool) -> KokoroEngine | None:
         try:
             from tray_reader.speech.split_model import cached_split
 
             # The fast decoder first, the shipped parts after: the model bytes are freed
             # as soon as each session is made, keeping the peak while loading low.
-            decoder, kind = (_fast_decoder(threads) if fast else None), "fast"
+            made = _fast_decoder(threads, fused) if fast else None
+            decoder, kind = made if made is not None else (None, "shipped")
             parts = cached_split(model_files.kokoro_model_bytes, decoder=decoder is None)
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).

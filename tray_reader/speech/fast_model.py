@@ -15,9 +15,11 @@ The shipped model is dynamic int8: every Conv/MatMul quantises its input at run 
    onnxruntime fuses each Q/DQ pair around a Conv into one QLinearConv.
 3. ``graph_rewrites.simplify``: the AdaIN instance norms become one kernel each and the
    snake activations lose their single-threaded Sin, computing the same (see that module;
-   0.87x the time with 2 threads).
+   0.87x the time with 2 threads). A second variant, the *fused* decoder, has each
+   norm + snake + quantise as one compiled operator instead (``custom_ops``; ~0.85x the
+   time again); it is built only where a C compiler builds that operator's library.
 4. ``measure_quality``: held-out sentences rendered by the shipped, the float reference
-   (whole decoder dequantised) and the derived model; log-mel distances in dB. The gate (``GATE``) was
+   (whole decoder dequantised) and the derived model (each variant); log-mel distances in dB. The gate (``GATE``) was
    set from bench/bench_fast_model.py, where a recogniser checked the same renders.
 
 The result is a build artefact, cached in the user's cache dir under a key made of the
@@ -54,8 +56,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RECIPE_VERSION = 5
-"""Bump when anything below changes the derived bytes (sentences, voices, options)."""
+RECIPE_VERSION = 6
+"""Bump when anything below changes the derived bytes (sentences, voices, options). The
+cache key also holds the compiled operator's source hash (see ``entry_dir``)."""
 
 DECODER = "/decoder/"
 """Name prefix of the decoder's nodes. Only these are changed: the encoder (~3 % of the
@@ -405,11 +408,11 @@ class QualityReport:
 Run = Callable[[Feeds], np.ndarray]
 
 
-def session_runner(model: bytes, threads: int = 2) -> Run:
-    """Runs a whole model with the engine's session options."""
+def session_runner(model: bytes, threads: int = 2, library: Path | None = None) -> Run:
+    """Runs a whole model with the engine's session options (and ``library``'s operators)."""
     from tray_reader.speech.engine import _session
 
-    session = _session(model, threads)
+    session = _session(model, threads, library=library)
     return lambda feeds: np.asarray(session.run(None, feeds)[0], np.float32).reshape(-1)
 
 
@@ -433,15 +436,20 @@ def _sha256(data: bytes) -> str:
 
 
 def entry_dir(base_sha256: str, cache_dir: Path | None = None) -> Path:
-    """Where the decoder derived from the model with this SHA-256 by this recipe lives."""
+    """Where the decoder derived from the model with this SHA-256 by this recipe (and this
+    compiled operator's source) lives."""
+    from tray_reader.speech.custom_ops import source_sha256
+
     root = cache_dir if cache_dir is not None else cache_root()
-    return root / "fast-model" / f"{base_sha256[:16]}-recipe{RECIPE_VERSION}"
+    return root / "fast-model" / f"{base_sha256[:16]}-recipe{RECIPE_VERSION}-ops{source_sha256()[:8]}"
 
 
 MODEL_FILE = "decoder.onnx"
 """Part B (decoder + generator, see ``split_model``) of the derived model: the only part
 that differs from the shipped model, and the only one the engine loads from here."""
 CHECKSUM_FILE = "decoder.onnx.sha256"
+FUSED_FILE = "decoder-fused.onnx"
+"""The fused variant of part B: needs the operator library beside it (``custom_ops``)."""
 REPORT_FILE = "quality.json"
 
 
@@ -467,6 +475,29 @@ def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> by
     return data
 
 
+def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
+    """The cached fused decoder and the operator library it needs, if both are there,
+    match the checksums in the report, and the decoder passed its own quality gate (and
+    the plain fast decoder is usable too: it is the fallback); else None. Never builds."""
+    from tray_reader.speech.custom_ops import LIBRARY
+
+    if derived_decoder_bytes(base_sha256, cache_dir) is None:
+        return None
+    entry = entry_dir(base_sha256, cache_dir)
+    try:
+        fused = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
+        data = (entry / FUSED_FILE).read_bytes()
+        library = (entry / LIBRARY).read_bytes()
+    except (OSError, ValueError):
+        return None
+    if fused.get("passed") is not True:
+        return None
+    if _sha256(data) != fused.get("model_sha256") or _sha256(library) != fused.get("library_sha256"):
+        log.warning("fused decoder in %s does not match its checksums; ignored", entry)
+        return None
+    return data, entry / LIBRARY
+
+
 @dataclass
 class BuildResult:
     """What ``build`` made and where."""
@@ -475,10 +506,13 @@ class BuildResult:
     passed: bool
     report: QualityReport
     seconds: float
+    fused: QualityReport | None = None
+    """The fused variant's report; None when it was not built (see ``fused_reason``)."""
+    fused_reason: str = ""
 
 
-def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes]:
-    """(float reference, derived model) from the shipped bytes.
+def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes, bytes]:
+    """(float reference, derived model, its fused variant) from the shipped bytes.
 
     The reference has the whole decoder in float (the quality gate's yardstick). The
     derived model has only the generator in float before its Convs are quantised: the rest
@@ -488,11 +522,18 @@ def derive(base: bytes, calibration: list[Feeds]) -> tuple[bytes, bytes]:
 
     model = onnx.load_from_string(base)
     reference = dequantize(model, scope=DECODER).SerializeToString()
-    derived = quantize_generator(dequantize(model, scope=GENERATOR), calibration)
-    made = simplify(derived)
-    if not all(made.values()):
-        raise RecipeError(f"the graph rewrites found nothing to rewrite: {made}")
-    return reference, derived.SerializeToString()
+    quantized = quantize_generator(dequantize(model, scope=GENERATOR), calibration).SerializeToString()
+    del model
+    variants = []
+    for fused in (False, True):
+        derived = onnx.load_from_string(quantized)
+        made = simplify(derived, fused=fused)
+        # Fused, every snake is in a NormSnakeQuantize: none is left for the polynomial.
+        expected = [k for k in made if not (fused and k == "snake_as_polynomial")]
+        if not all(made[k] for k in expected):
+            raise RecipeError(f"the graph rewrites found nothing to rewrite: {made}")
+        variants.append(derived.SerializeToString())
+    return reference, variants[0], variants[1]
 
 
 def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> BuildResult:
@@ -500,23 +541,46 @@ def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> Build
 
     A model that fails the gate is still written (for inspection) but
     ``derived_decoder_bytes`` will not return it."""
+    from tray_reader.speech.custom_ops import build_library
     from tray_reader.speech.split_model import split
 
     t0 = time.perf_counter()
-    reference, derived = derive(base, sentence_feeds(calibration_renders()))
-    report = measure_quality(
-        session_runner(base, threads),
-        session_runner(reference, threads),
-        session_runner(derived, threads),
-        sentence_feeds(held_out_renders()),
+    reference, derived, fused = derive(base, sentence_feeds(calibration_renders()))
+    shipped_run, reference_run = session_runner(base, threads), session_runner(reference, threads)
+    held_out = sentence_feeds(held_out_renders())
+    report = measure_quality(shipped_run, reference_run, session_runner(derived, threads), held_out)
+    with tempfile.TemporaryDirectory(prefix="tray-reader-ops-") as tmp:
+        built = build_library(Path(tmp))
+        fused_part = None
+        if built.path is not None:
+            fused_report = measure_quality(
+                shipped_run, reference_run, session_runner(fused, threads, built.path), held_out
+            )
+            fused_part = (split(fused).decoder, fused_report, built.path)
+        del reference, shipped_run, reference_run
+        path = store(_sha256(base), split(derived).decoder, report, cache_dir, fused_part, built.reason)
+    return BuildResult(
+        path,
+        report.passed,
+        report,
+        time.perf_counter() - t0,
+        fused_part[1] if fused_part else None,
+        built.reason,
     )
-    del reference
-    path = store(_sha256(base), split(derived).decoder, report, cache_dir)
-    return BuildResult(path, report.passed, report, time.perf_counter() - t0)
 
 
-def store(base_sha256: str, decoder: bytes, report: QualityReport, cache_dir: Path | None = None) -> Path:
-    """Write a derived decoder, its SHA-256 and its quality report into the cache entry."""
+def store(
+    base_sha256: str,
+    decoder: bytes,
+    report: QualityReport,
+    cache_dir: Path | None = None,
+    fused: tuple[bytes, QualityReport, Path] | None = None,
+    fused_reason: str = "",
+) -> Path:
+    """Write a derived decoder, its SHA-256 and its quality report into the cache entry;
+    with ``fused``, also the fused variant (decoder, report, operator library to copy)."""
+    from tray_reader.speech.custom_ops import LIBRARY
+
     entry = entry_dir(base_sha256, cache_dir)
     entry.mkdir(parents=True, exist_ok=True)
     for old in entry.parent.glob(f"{base_sha256[:16]}-recipe*"):
@@ -528,12 +592,27 @@ def store(base_sha256: str, decoder: bytes, report: QualityReport, cache_dir: Pa
     digest = _sha256(decoder)
     _write_atomic(entry / MODEL_FILE, decoder)
     _write_atomic(entry / CHECKSUM_FILE, f"{digest}  {MODEL_FILE}\n".encode())
+    fused_meta: dict[str, object] = {"passed": False, "reason": fused_reason or "not built"}
+    if fused is not None:
+        fused_decoder, fused_report, library = fused
+        library_bytes = library.read_bytes()
+        _write_atomic(entry / FUSED_FILE, fused_decoder)
+        _write_atomic(entry / LIBRARY, library_bytes)
+        fused_meta = {
+            "model_sha256": _sha256(fused_decoder),
+            "library_sha256": _sha256(library_bytes),
+            **asdict(fused_report),
+        }
+    else:
+        (entry / FUSED_FILE).unlink(missing_ok=True)
+        (entry / LIBRARY).unlink(missing_ok=True)
     meta = {
         "recipe": RECIPE_VERSION,
         "base_sha256": base_sha256,
         "model_sha256": digest,
         "onnxruntime": _ort_version(),
         **asdict(report),
+        "fused": fused_meta,
     }
     _write_atomic(entry / REPORT_FILE, json.dumps(meta, indent=1).encode())
     return entry / MODEL_FILE
@@ -559,8 +638,14 @@ def shipped_sha256() -> str:
 
 
 def cached_decoder(cache_dir: Path | None = None) -> bytes | None:
-    """The usable fast decoder for the shipped model, or None: what the engine loads."""
+    """The usable fast decoder for the shipped model, or None: what the engine loads when
+    there is no usable fused one."""
     return derived_decoder_bytes(shipped_sha256(), cache_dir)
+
+
+def cached_fused_decoder(cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
+    """The usable fused decoder for the shipped model and its operator library, or None."""
+    return derived_fused_decoder(shipped_sha256(), cache_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -580,6 +665,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return build_command(args.cache_dir, args.threads, check=args.check, force=args.force, out=print)
 
 
+def _compiler_came_since(entry: Path) -> bool:
+    """Whether the build in ``entry`` had no C compiler for the fused decoder, and one is
+    there now (so that a later `./dev setup` builds it; a failing compiler is not retried)."""
+    from tray_reader.speech.custom_ops import NO_COMPILER, compiler
+
+    try:
+        fused = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
+    except (OSError, ValueError):
+        return False
+    return fused.get("reason") == NO_COMPILER and compiler() is not None
+
+
 def build_command(
     cache_dir: Path | None, threads: int, *, check: bool, force: bool, out: Callable[[str], None]
 ) -> int:
@@ -588,13 +685,22 @@ def build_command(
 
     entry = entry_dir(shipped_sha256(), cache_dir)
     usable = cached_decoder(cache_dir) is not None
+    if usable and not check and _compiler_came_since(entry):
+        out("a C compiler is there now: building again, with the fused decoder")
+        force = True
     if check or (usable and not force):
-        out(f"fast model in {entry}: {'usable' if usable else 'none usable'}")
+        fused = " (fused decoder too)" if cached_fused_decoder(cache_dir) is not None else ""
+        out(f"fast model in {entry}: {'usable' + fused if usable else 'none usable'}")
         return 0 if usable else 1
     out(f"building the fast model into {entry} (one to four minutes)…")
     result = build(model_files.kokoro_model_bytes(), cache_dir, threads)
     verdict = "passed" if result.passed else "FAILED (the shipped model stays in use)"
     out(f"quality gate {verdict}: {result.report.reason}; {result.seconds:.0f} s")
+    if result.fused is None:
+        out(f"fused decoder not built: {result.fused_reason} (the fast decoder is used without it)")
+    else:
+        verdict = "passed" if result.fused.passed else "FAILED (the fast decoder is used without it)"
+        out(f"fused decoder: quality gate {verdict}: {result.fused.reason}")
     return 0 if result.passed else 1
 
 

@@ -24,7 +24,7 @@ onnx is imported only when a rewrite runs: the engine never needs it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -222,6 +222,14 @@ def _snake(
     return [scaled, sin, square, times, add], x, alpha, inverse, add.output[0]
 
 
+def _snakes(g: _Graph) -> Iterator[tuple[list[onnx.NodeProto], str, np.ndarray, np.ndarray, str]]:
+    """Each snake activation in the graph, as `_snake` finds it."""
+    for sin in list(g.graph.node):
+        found = _snake(g, sin) if sin.op_type == "Sin" else None
+        if found is not None:
+            yield found
+
+
 def snake_as_polynomial(model: onnx.ModelProto, degree: int = SIN2_DEGREE) -> int:
     """Rewrite, in place, each snake activation ``x + (1/alpha) sin(alpha x)^2`` without Sin:
     with t = alpha x / pi - round(alpha x / pi), sin(alpha x)^2 = sin(pi t)^2, an even
@@ -234,11 +242,7 @@ def snake_as_polynomial(model: onnx.ModelProto, degree: int = SIN2_DEGREE) -> in
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
     inits = []
-    for sin in model.graph.node:
-        found = _snake(g, sin) if sin.op_type == "Sin" else None
-        if found is None:
-            continue
-        nodes, x, alpha, inverse, out = found
+    for nodes, x, alpha, inverse, out in _snakes(g):
         p = out
         inits.append(numpy_helper.from_array((alpha / np.pi).astype(np.float32), f"{p}/alpha_over_pi"))
         inits += [
@@ -265,9 +269,63 @@ def snake_as_polynomial(model: onnx.ModelProto, degree: int = SIN2_DEGREE) -> in
     return len(added)
 
 
-def simplify(model: onnx.ModelProto) -> dict[str, int]:
-    """Apply the rewrites in place; how many of each were made."""
-    return {
-        "fused_instance_norms": fused_instance_norms(model),
-        "snake_as_polynomial": snake_as_polynomial(model),
-    }
+def fused_norm_snakes(model: onnx.ModelProto) -> int:
+    """Rewrite, in place, each ``InstanceNormalization -> snake -> QuantizeLinear`` where
+    the norm's output feeds only the snake and the snake only the QuantizeLinear, as one
+    ``NormSnakeQuantize`` node (see ``custom_ops``: a compiled kernel that must be
+    registered with the session). Run after `fused_instance_norms` and before
+    `snake_as_polynomial` (which then rewrites any snake left). Returns how many."""
+    from onnx import helper, numpy_helper
+
+    from tray_reader.speech.custom_ops import DOMAIN, NORM_SNAKE
+
+    g = _Graph(model.graph)
+    removed: set[str] = set()
+    added: dict[str, list[onnx.NodeProto]] = {}
+    inits = []
+    for nodes, x, alpha, inverse, out in _snakes(g):
+        norm, quantize = g.producer.get(x), g.only_user(out, "QuantizeLinear")
+        if norm is None or norm.op_type != "InstanceNormalization" or quantize is None:
+            continue
+        outputs = {o.name for o in model.graph.output}
+        if {u.output[0] for u in g.users(x)} != {nodes[0].output[0], nodes[-1].output[0]} or {
+            x,
+            out,
+        } & outputs:
+            continue  # the norm's or the snake's output is also used elsewhere
+        scale = g.const(quantize.input[1])
+        zero = g.const(quantize.input[2]) if len(quantize.input) > 2 else None
+        if scale is None or zero is None or scale.size != 1 or zero.size != 1 or zero.dtype != np.uint8:
+            continue  # the kernel quantises per tensor, to uint8
+        epsilon = next((a.f for a in norm.attribute if a.name == "epsilon"), 1e-5)
+        p = quantize.output[0]
+        inits += [
+            numpy_helper.from_array(alpha.reshape(-1).astype(np.float32), f"{p}/alpha"),
+            numpy_helper.from_array(inverse.reshape(-1).astype(np.float32), f"{p}/inverse"),
+        ]
+        added[p] = [
+            helper.make_node(
+                NORM_SNAKE,
+                [*norm.input[:3], f"{p}/alpha", f"{p}/inverse", *quantize.input[1:3]],
+                [p],
+                f"{p}/norm_snake",
+                domain=DOMAIN,
+                epsilon=epsilon,
+            )
+        ]
+        removed |= {n.output[0] for n in nodes} | {norm.output[0], p}
+    if added:
+        g.replace(removed, added, inits)
+        if all(o.domain != DOMAIN for o in model.opset_import):
+            model.opset_import.append(helper.make_opsetid(DOMAIN, 1))
+    return len(added)
+
+
+def simplify(model: onnx.ModelProto, fused: bool = False) -> dict[str, int]:
+    """Apply the rewrites in place; how many of each were made. ``fused`` also fuses each
+    activation into one compiled operator (`fused_norm_snakes`)."""
+    made = {"fused_instance_norms": fused_instance_norms(model)}
+    if fused:
+        made["fused_norm_snakes"] = fused_norm_snakes(model)
+    made["snake_as_polynomial"] = snake_as_polynomial(model)
+    return made

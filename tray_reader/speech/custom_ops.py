@@ -1,0 +1,111 @@
+"""The decoder's one compiled operator: AdaIN norm + snake + quantise in one onnxruntime node.
+
+In the fast decoder each resblock activation is ``InstanceNormalization`` (the AdaIN),
+the snake ``x + sin(alpha x)^2 / alpha`` and the ``QuantizeLinear`` before the next int8
+convolution: about a dozen elementwise kernels, which onnxruntime runs one after another
+and each on one core. ``kernels/norm_snake.c`` does the same in two passes over each
+channel (statistics, then the result), as the custom operator ``tray_reader.
+NormSnakeQuantize`` (its header comment gives the exact definition).
+
+The library is built from that source with the system's C compiler when the fast model is
+built (``fast_model.build``), into the fast model's cache entry, and loaded only by
+sessions of the decoder that uses it. Without a compiler, or if the library does not
+build or load, the fast decoder without it is used: the same audio to float rounding,
+~1.15x slower. Nothing is compiled when the daemon starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DOMAIN = "tray_reader"
+"""The ONNX operator domain of the custom operators."""
+NORM_SNAKE = "NormSnakeQuantize"
+"""Inputs: x [N, C, T], norm scale [C], norm bias [C], alpha [C], 1/alpha [C], y_scale,
+y_zero_point (uint8); attribute epsilon; output uint8 [N, C, T]."""
+SOURCE = "norm_snake.c"
+LIBRARY = "libtray_reader_ops.so"
+CFLAGS = ("-O3", "-fPIC", "-shared", "-fno-math-errno", "-fno-trapping-math", "-Wall")
+"""-fno-trapping-math lets the compiler turn the clamping comparisons into vector code;
+nothing here relies on floating-point traps. No -ffast-math: the rounding and the order
+of additions are the source's."""
+
+
+def source_text() -> bytes:
+    return resources.files("tray_reader.speech").joinpath("kernels", SOURCE).read_bytes()
+
+
+def source_sha256() -> str:
+    """SHA-256 of the operator's source: part of the fast model's cache key, so a changed
+    kernel is measured again by the quality gate before it is used."""
+    return hashlib.sha256(source_text()).hexdigest()
+
+
+NO_COMPILER = "no C compiler (install gcc, or set CC)"
+
+
+def compiler() -> str | None:
+    """The C compiler to build with: $CC, else cc or gcc on the PATH."""
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+@dataclass(frozen=True)
+class Built:
+    """The outcome of `build_library`: the library, or why there is none."""
+
+    path: Path | None
+    reason: str = ""
+
+
+def build_library(into: Path, timeout: float = 120.0) -> Built:
+    """Compile the operator library into ``into``/LIBRARY (atomically), and check that
+    onnxruntime loads it. Never raises for a missing or failing compiler: says why."""
+    cc = compiler()
+    if cc is None:
+        return Built(None, NO_COMPILER)
+    into.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tray-reader-ops-") as tmp:
+        src = Path(tmp) / SOURCE
+        src.write_bytes(source_text())
+        out = Path(tmp) / LIBRARY
+        try:
+            done = subprocess.run(
+                [cc, *CFLAGS, "-o", str(out), str(src), "-lm"],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return Built(None, f"{cc} failed to run: {e}")
+        if done.returncode != 0:
+            return Built(None, f"{cc} failed: {done.stderr.strip()[-500:]}")
+        problem = check_loads(out)
+        if problem:
+            return Built(None, problem)
+        target = into / LIBRARY
+        tmp_target = target.with_name(target.name + ".tmp")
+        shutil.copyfile(out, tmp_target)
+        os.replace(tmp_target, target)
+    return Built(target)
+
+
+def check_loads(library: Path) -> str:
+    """'' if onnxruntime registers the library's operators, else why not."""
+    import onnxruntime as ort
+
+    try:
+        ort.SessionOptions().register_custom_ops_library(str(library))
+    except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the library is unusable
+        return f"onnxruntime cannot load {library.name}: {e}"
+    return ""
