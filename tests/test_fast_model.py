@@ -215,8 +215,9 @@ def test_a_damaged_or_failed_fused_decoder_is_not_used(tmp_path, damaged):
         (entry / fm.FUSED_FILE).write_bytes(b"fused modeL")
     elif damaged == "library":
         (entry / LIBRARY).write_bytes(b"library byteS")
-    elif damaged == "plain decoder":  # the fallback must be usable too
-        (entry / fm.MODEL_FILE).write_bytes(b"derived modeL")
+    elif damaged == "plain decoder":  # the fallback must have passed its gate too
+        report = json.loads((entry / fm.REPORT_FILE).read_text())
+        (entry / fm.REPORT_FILE).write_text(json.dumps({**report, "passed": False}))
     assert fm.derived_fused_decoder(BASE, tmp_path) is None
 
 

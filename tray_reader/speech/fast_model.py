@@ -453,21 +453,36 @@ FUSED_FILE = "decoder-fused.onnx"
 REPORT_FILE = "quality.json"
 
 
-def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
-    """The cached fast decoder for the model with ``base_sha256`` if it is there, intact and
-    passed its quality gate; else None (the caller uses the shipped one). Never builds."""
+def _usable_report(base_sha256: str, cache_dir: Path | None) -> dict | None:
+    """The cache entry's report if it is for this base model and recipe and the fast
+    decoder passed its gate; else None (saying why in the log)."""
     entry = entry_dir(base_sha256, cache_dir)
     try:
         report = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8"))
-        recorded = (entry / CHECKSUM_FILE).read_text(encoding="utf-8").split()[0]
-        data = (entry / MODEL_FILE).read_bytes()
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError):
+        return None
+    if not isinstance(report, dict):
         return None
     if report.get("base_sha256") != base_sha256 or report.get("recipe") != RECIPE_VERSION:
         log.warning("fast model in %s was built from something else; ignored", entry)
         return None
     if report.get("passed") is not True:
         log.info("fast model in %s failed its quality gate (%s); ignored", entry, report.get("reason"))
+        return None
+    return report
+
+
+def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
+    """The cached fast decoder for the model with ``base_sha256`` if it is there, intact and
+    passed its quality gate; else None (the caller uses the shipped one). Never builds."""
+    report = _usable_report(base_sha256, cache_dir)
+    if report is None:
+        return None
+    entry = entry_dir(base_sha256, cache_dir)
+    try:
+        recorded = (entry / CHECKSUM_FILE).read_text(encoding="utf-8").split()[0]
+        data = (entry / MODEL_FILE).read_bytes()
+    except (OSError, IndexError):
         return None
     if _sha256(data) != recorded or recorded != report.get("model_sha256"):
         log.warning("fast model in %s does not match its checksum; ignored", entry)
@@ -476,21 +491,22 @@ def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> by
 
 
 def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
-    """The cached fused decoder and the operator library it needs, if both are there,
-    match the checksums in the report, and the decoder passed its own quality gate (and
-    the plain fast decoder is usable too: it is the fallback); else None. Never builds."""
+    """The cached fused decoder and the operator library it needs, if both are there and
+    match the checksums in the report, and both it and the fast decoder passed their
+    quality gates; else None. The fast decoder's own bytes are checked only if it is
+    loaded (as the fallback): reading and hashing both would add ~0.15 s to start-up.
+    Never builds."""
     from tray_reader.speech.custom_ops import LIBRARY
 
-    if derived_decoder_bytes(base_sha256, cache_dir) is None:
+    report = _usable_report(base_sha256, cache_dir)
+    fused = (report or {}).get("fused") or {}
+    if fused.get("passed") is not True:
         return None
     entry = entry_dir(base_sha256, cache_dir)
     try:
-        fused = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
         data = (entry / FUSED_FILE).read_bytes()
         library = (entry / LIBRARY).read_bytes()
-    except (OSError, ValueError):
-        return None
-    if fused.get("passed") is not True:
+    except OSError:
         return None
     if _sha256(data) != fused.get("model_sha256") or _sha256(library) != fused.get("library_sha256"):
         log.warning("fused decoder in %s does not match its checksums; ignored", entry)
