@@ -3,9 +3,9 @@
 In the fast decoder each resblock activation is ``InstanceNormalization`` (the AdaIN),
 the snake ``x + sin(alpha x)^2 / alpha`` and the ``QuantizeLinear`` before the next int8
 convolution: about a dozen elementwise kernels, which onnxruntime runs one after another
-and each on one core. ``kernels/norm_snake.c`` does the same in two passes over each
-channel (statistics, then the result), as the custom operator ``tray_reader.
-NormSnakeQuantize`` (its header comment gives the exact definition).
+and each on one core. ``kernels/norm_snake.c`` does the same in three reads of each
+channel's row (mean, variance, result), as the custom operator
+``tray_reader.NormSnakeQuantize`` (its header comment gives the exact definition).
 
 The library is built from that source with the system's C compiler when the fast model is
 built (``fast_model.build``), into the fast model's cache entry, and loaded only by
@@ -17,7 +17,6 @@ build or load, the fast decoder without it is used: the same audio to float roun
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import shutil
 import subprocess
@@ -25,8 +24,6 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
-log = logging.getLogger(__name__)
 
 DOMAIN = "tray_reader"
 """The ONNX operator domain of the custom operators."""

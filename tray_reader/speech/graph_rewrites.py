@@ -283,15 +283,13 @@ def fused_norm_snakes(model: onnx.ModelProto) -> int:
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
     inits = []
+    outputs = {o.name for o in model.graph.output}
     for nodes, x, alpha, inverse, out in _snakes(g):
         norm, quantize = g.producer.get(x), g.only_user(out, "QuantizeLinear")
         if norm is None or norm.op_type != "InstanceNormalization" or quantize is None:
             continue
-        outputs = {o.name for o in model.graph.output}
-        if {u.output[0] for u in g.users(x)} != {nodes[0].output[0], nodes[-1].output[0]} or {
-            x,
-            out,
-        } & outputs:
+        shared = {u.output[0] for u in g.users(x)} != {nodes[0].output[0], nodes[-1].output[0]}
+        if shared or {x, out} & outputs:
             continue  # the norm's or the snake's output is also used elsewhere
         scale = g.const(quantize.input[1])
         zero = g.const(quantize.input[2]) if len(quantize.input) > 2 else None
