@@ -131,17 +131,10 @@ def fast_decoder() -> Check:
 
 def _why_not_fused(entry: Path) -> str:
     """The fused decoder's reason from the build's report (why it is not there)."""
-    import json
-
     from tray_reader.speech import fast_model
 
-    try:
-        fused = json.loads((entry / fast_model.REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
-    except (OSError, ValueError):
-        fused = {}
-    return str(
-        fused.get("reason") or "it does not check out; rebuild with tray-reader doctor --build-fast-model"
-    )
+    reason = fast_model.fused_status(entry).get("reason")
+    return str(reason or "it does not check out; rebuild with tray-reader doctor --build-fast-model")
 
 
 def onnx() -> Iterator[Check]:

@@ -20,7 +20,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -65,36 +64,29 @@ class Built:
 
 
 def build_library(into: Path, timeout: float = 120.0) -> Built:
-    """Compile the operator library into ``into``/LIBRARY (atomically), and check that
-    onnxruntime loads it. Never raises for a missing or failing compiler: says why."""
+    """Compile the operator library into ``into``/LIBRARY (a fresh folder: the caller
+    copies the library where it is kept), and check that onnxruntime loads it. Never
+    raises for a missing or failing compiler: says why."""
     cc = compiler()
     if cc is None:
         return Built(None, NO_COMPILER)
     into.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="tray-reader-ops-") as tmp:
-        src = Path(tmp) / SOURCE
-        src.write_bytes(source_text())
-        out = Path(tmp) / LIBRARY
-        try:
-            done = subprocess.run(
-                [cc, *CFLAGS, "-o", str(out), str(src), "-lm"],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return Built(None, f"{cc} failed to run: {e}")
-        if done.returncode != 0:
-            return Built(None, f"{cc} failed: {done.stderr.strip()[-500:]}")
-        problem = check_loads(out)
-        if problem:
-            return Built(None, problem)
-        target = into / LIBRARY
-        tmp_target = target.with_name(target.name + ".tmp")
-        shutil.copyfile(out, tmp_target)
-        os.replace(tmp_target, target)
-    return Built(target)
+    src, out = into / SOURCE, into / LIBRARY
+    src.write_bytes(source_text())
+    try:
+        done = subprocess.run(
+            [cc, *CFLAGS, "-o", str(out), str(src), "-lm"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Built(None, f"{cc} failed to run: {e}")
+    if done.returncode != 0:
+        return Built(None, f"{cc} failed: {done.stderr.strip()[-500:]}")
+    problem = check_loads(out)
+    return Built(None, problem) if problem else Built(out)
 
 
 def check_loads(library: Path) -> str:

@@ -681,16 +681,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return build_command(args.cache_dir, args.threads, check=args.check, force=args.force, out=print)
 
 
+def fused_status(entry: Path) -> dict:
+    """The fused decoder's part of the report in ``entry`` ({} when there is none): its
+    checksums and gate, or the reason it was not built."""
+    try:
+        report = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    fused = report.get("fused") if isinstance(report, dict) else None
+    return fused if isinstance(fused, dict) else {}
+
+
 def _compiler_came_since(entry: Path) -> bool:
     """Whether the build in ``entry`` had no C compiler for the fused decoder, and one is
     there now (so that a later `./dev setup` builds it; a failing compiler is not retried)."""
     from tray_reader.speech.custom_ops import NO_COMPILER, compiler
 
-    try:
-        fused = json.loads((entry / REPORT_FILE).read_text(encoding="utf-8")).get("fused") or {}
-    except (OSError, ValueError):
-        return False
-    return fused.get("reason") == NO_COMPILER and compiler() is not None
+    return fused_status(entry).get("reason") == NO_COMPILER and compiler() is not None
 
 
 def build_command(
