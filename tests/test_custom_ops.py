@@ -1,6 +1,7 @@
-"""The compiled NormSnakeQuantize operator (custom_ops.py, kernels/norm_snake.c), built
-with the system's C compiler and run by onnxruntime, against the same arithmetic in
-NumPy; and the graph rewrite that puts it into the decoder (graph_rewrites.py).
+"""The compiled operators (custom_ops.py, kernels/norm_snake.c), built with the system's
+C compiler and run by onnxruntime: NormSnakeQuantize against the same arithmetic in NumPy,
+Stft against onnxruntime's own STFT, bit for bit; and the graph rewrites that put them
+into the decoder (graph_rewrites.py).
 
 `./dev setup` installs gcc (installer/debian-packages.txt): these tests build the library
 for real, as the fast model's build does.
@@ -31,6 +32,15 @@ def _session(model: onnx.ModelProto, library) -> ort.InferenceSession:
     so.log_severity_level = 3
     so.register_custom_ops_library(str(library))
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def _failures(library):
+    """The library's count of runs it could not compute (either operator)."""
+    import ctypes
+
+    failures = ctypes.CDLL(str(library)).tray_reader_op_failures
+    failures.restype = ctypes.c_long
+    return failures
 
 
 def _op_model(channels: int, alpha: np.ndarray, y_scale: float, zero: int, epsilon: float) -> onnx.ModelProto:
@@ -116,10 +126,7 @@ def test_a_constant_channel_gives_its_bias(library):
 
 
 def test_inputs_of_the_wrong_shape_give_silence_and_are_counted(library):
-    import ctypes
-
-    failures = ctypes.CDLL(str(library)).tray_reader_norm_snake_failures
-    failures.restype = ctypes.c_long
+    failures = _failures(library)
     session = _session(_op_model(4, np.ones(4, np.float32), 0.05, 128, 1e-5), library)
     before = failures()
     x = np.ones((1, 5, 10), np.float32)  # 5 channels, 4 alphas
@@ -210,4 +217,244 @@ def test_a_norm_used_elsewhere_is_left_alone():
     model = _activation_model(extra_user=True)
     ops = [n.op_type for n in model.graph.node]
     assert gr.fused_norm_snakes(model) == 0
+    assert [n.op_type for n in model.graph.node] == ops
+
+
+# --- Stft -------------------------------------------------------------------------------
+
+N_FFT, HOP = 20, 5
+"""The harmonic source's STFT in the decoder."""
+
+
+def _hann(n: int) -> np.ndarray:
+    return (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(np.float32)
+
+
+def _stft_model(
+    window: np.ndarray,
+    hop: int,
+    custom: bool = False,
+    signal_shape: list | None = None,
+    onesided: int = 1,
+    window_input: bool = False,
+) -> onnx.ModelProto:
+    """One STFT of a signal input: ONNX's (signal, frame_step, window, frame_length) or, with
+    ``custom``, the compiled one (signal, window). The window is stored unless
+    ``window_input``; ``signal_shape`` None declares no shape."""
+    n = len(window)
+    if custom:
+        node = helper.make_node(
+            custom_ops.STFT, ["x", "w"], ["y"], domain=custom_ops.DOMAIN, frame_step=hop, frame_length=n
+        )
+    else:
+        node = helper.make_node("STFT", ["x", "hop", "w", "n"], ["y"], onesided=onesided)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, signal_shape)]
+    inits = [] if custom else [_int("hop", hop), _int("n", n)]
+    if window_input:
+        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, ["N"]))
+    else:
+        inits.append(numpy_helper.from_array(window, "w"))
+    graph = helper.make_graph(
+        [node], "stft", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(custom_ops.DOMAIN, 1)]
+    )
+
+
+def _int(name: str, value: int) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(value, np.int64), name)
+
+
+def _assert_same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal values, equal signs of every zero, so equal phases: what the decoder takes is
+    atan2(im, re), +pi or -pi by the sign of a zero imaginary part where re < 0."""
+    assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+    assert np.array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    assert np.array_equal(np.arctan2(got[..., 1], got[..., 0]), np.arctan2(want[..., 1], want[..., 0]))
+
+
+def _compare(library, signal: np.ndarray, window: np.ndarray, hop: int) -> np.ndarray:
+    """Runs onnxruntime's STFT and the compiled one on ``signal``; onnxruntime's output."""
+    shape = ["B", "L"] if signal.ndim == 2 else ["B", "L", 1]
+    want = _session(_stft_model(window, hop, signal_shape=shape), library).run(None, {"x": signal})[0]
+    got = _session(_stft_model(window, hop, custom=True, signal_shape=shape), library).run(
+        None, {"x": signal}
+    )[0]
+    _assert_same_bits(got, want)
+    return want
+
+
+def _signal(kind: str, batch: int, length: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "random":
+        return rng.normal(size=(batch, length)).astype(np.float32)
+    if kind == "zeros":
+        return np.zeros((batch, length), np.float32)
+    if kind == "constant":  # every bin but DC is rounding left-overs
+        return np.full((batch, length), -0.3, np.float32)
+    # Runs of exact zeros of both signs between random samples.
+    zeros = np.where(rng.random((batch, length)) < 0.5, 0.0, -0.0)
+    return np.where(rng.random((batch, length)) < 0.6, zeros, rng.normal(size=(batch, length))).astype(
+        np.float32
+    )
+
+
+@pytest.mark.parametrize("kind", ["random", "zeros", "constant", "exact zeros"])
+@pytest.mark.parametrize(
+    ("length", "window", "hop", "batch", "rank"),
+    [
+        (19220, N_FFT, HOP, 1, 2),  # a 32-frame decoder window
+        (N_FFT, N_FFT, HOP, 2, 2),  # one frame: the signal is the window's length
+        (N_FFT + 4, N_FFT, HOP, 1, 3),  # the last samples make no frame
+        (333, 7, 3, 2, 3),
+        (1000, 100, 25, 1, 2),
+        (700, 255, 64, 1, 2),  # the longest frame of a power-of-2 FFT length (512)
+    ],
+    ids=["decoder window", "one frame", "leftover samples", "short frame", "long frame", "longest frame"],
+)
+def test_stft_is_onnxruntimes_to_the_bit(library, kind, length, window, hop, batch, rank):
+    signal = _signal(kind, batch, length, seed=length + window)
+    _compare(library, signal if rank == 2 else signal[..., None], _window(window), hop)
+
+
+def _window(n: int) -> np.ndarray:
+    """The decoder's window for its frame length; others with negative values and zeros of
+    both signs, for the signs of the products."""
+    if n == N_FFT:
+        return _hann(n)
+    w = np.random.default_rng(n).uniform(-0.2, 1, n).astype(np.float32)
+    w[1:3] = [0.0, -0.0]
+    return w
+
+
+@pytest.fixture(scope="module")
+def decoder_source(engine, phonemizer):
+    """The shipped decoder's graph, and its STFT's input signal (the harmonic source), window
+    and frame step over the first 32 frames of a sentence."""
+    from onnx import numpy_helper as nh
+
+    from tray_reader import model_files
+    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.speech.split_model import cached_split
+
+    decoder = onnx.load_from_string(cached_split(model_files.kokoro_model_bytes).decoder)
+    stft = next(n for n in decoder.graph.node if n.op_type == "STFT")
+    stored = {t.name: nh.to_array(t) for t in decoder.graph.initializer}
+    window, hop = stored[stft.input[2]], int(stored[stft.input[1]])
+    probe = onnx.load_from_string(decoder.SerializeToString())
+    probe.graph.output.append(helper.make_tensor_value_info(stft.input[0], TensorProto.FLOAT, None))
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    session = ort.InferenceSession(probe.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    del probe
+    ids = TextFrontEnd(phonemizer).ids(phonemizer("The old lighthouse stood at the edge of the cliff."))
+    pa = engine.part_a(ids, model_files.stock_pack("af_heart"), 1.0)
+    feeds = {"asr": pa.asr[:, :, :32], "f0": pa.f0[:, :64], "energy": pa.energy[:, :64], "style": pa.style}
+    feeds["phase_offset"] = np.zeros((1, 1, 9), np.float32)
+    signal = session.run([stft.input[0]], {i.name: feeds[i.name] for i in session.get_inputs()})[0]
+    return decoder, signal, window, hop
+
+
+def test_stft_on_the_decoders_own_signal(library, decoder_source):
+    _, signal, window, hop = decoder_source
+    assert signal.shape == (1, 32 * 600 + len(window)) and (len(window), hop) == (N_FFT, HOP)
+    want = _compare(library, signal, window, hop)
+    # Where it matters: at DC the imaginary part is rounding left-overs of both signs, and
+    # the real part mostly negative, so the phase is +pi or -pi by those signs.
+    dc = want[0, :, 0]
+    assert (np.abs(dc[:, 1]) < 1e-6).all() and (dc[:, 0] < 0).mean() > 0.5
+    assert 0 < np.signbit(dc[:, 1]).mean() < 1
+
+
+def test_the_decoders_stft_is_rewritten(decoder_source):
+    decoder = onnx.ModelProto()
+    decoder.CopyFrom(decoder_source[0])
+    assert gr.fused_stft(decoder) == 1
+    (node,) = [n for n in decoder.graph.node if n.op_type in ("STFT", custom_ops.STFT)]
+    assert (node.op_type, node.domain) == (custom_ops.STFT, custom_ops.DOMAIN)
+    assert {a.name: a.i for a in node.attribute} == {"frame_step": HOP, "frame_length": N_FFT}
+
+
+def test_stft_inputs_it_does_not_take_give_zeros_and_are_counted(library):
+    failures = _failures(library)
+    session = _session(_stft_model(_hann(N_FFT), HOP, custom=True, window_input=True), library)
+    window = _hann(N_FFT)
+    before = failures()
+    rng = np.random.default_rng(8)
+    complex_signal = rng.normal(size=(1, 200, 2)).astype(np.float32)  # [B, L, 2]: not a real signal
+    got = session.run(None, {"x": complex_signal, "w": window})[0]
+    assert got.shape == (1, 37, N_FFT // 2 + 1, 2) and not got.any()
+    long_window = _hann(N_FFT + 1)  # not the frame length the kernel was made for
+    got = session.run(None, {"x": rng.normal(size=(1, 200)).astype(np.float32), "w": long_window})[0]
+    assert got.shape == (1, 37, N_FFT // 2 + 1, 2) and not got.any()
+    short = rng.normal(size=(2, N_FFT - 1)).astype(np.float32)  # no whole frame
+    assert session.run(None, {"x": short, "w": window})[0].shape == (2, 0, N_FFT // 2 + 1, 2)
+    assert failures() == before + 3
+    # A frame length the kernel does not compute (a power of 2): every run.
+    pow2 = _session(_stft_model(_hann(16), 4, custom=True), library)
+    got = pow2.run(None, {"x": rng.normal(size=(1, 100)).astype(np.float32)})[0]
+    assert not got.any() and failures() == before + 4
+    # The session still works for good inputs.
+    signal = rng.normal(size=(1, 200)).astype(np.float32)
+    want = _session(_stft_model(window, HOP, signal_shape=["B", "L"]), library).run(None, {"x": signal})[0]
+    _assert_same_bits(session.run(None, {"x": signal, "w": window})[0], want)
+    assert failures() == before + 4
+
+
+def _reshaped_signal_model() -> onnx.ModelProto:
+    """As in the decoder: the signal is a Reshape of [B, L, 1] to its computed [B, L], so only
+    shape inference says it is real and 2-D."""
+    model = _stft_model(_hann(N_FFT), HOP)
+    graph = model.graph
+    graph.input[0].CopyFrom(helper.make_tensor_value_info("raw", TensorProto.FLOAT, ["B", "L", 1]))
+    graph.initializer.extend(
+        [_int("zero", 0), _int("one", 1), numpy_helper.from_array(np.array([0]), "axes")]
+    )
+    nodes = [
+        helper.make_node("Shape", ["raw"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Gather", ["shape", "one"], ["l"]),
+        helper.make_node("Unsqueeze", ["b", "axes"], ["b1"]),
+        helper.make_node("Unsqueeze", ["l", "axes"], ["l1"]),
+        helper.make_node("Concat", ["b1", "l1"], ["bl"], axis=0),
+        helper.make_node("Reshape", ["raw", "bl"], ["x"]),
+        *graph.node,
+    ]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return model
+
+
+@pytest.mark.parametrize("reshaped", [False, True], ids=["declared signal", "reshaped signal"])
+def test_an_stft_becomes_the_compiled_one_with_the_same_output(library, reshaped):
+    signal = np.random.default_rng(9).normal(size=(1, 500)).astype(np.float32)
+    if reshaped:
+        model, feeds = _reshaped_signal_model(), {"raw": signal[..., None]}
+    else:
+        model, feeds = _stft_model(_hann(N_FFT), HOP, signal_shape=[1, "L"]), {"x": signal}
+    before = _session(model, library).run(None, feeds)[0]
+    assert gr.fused_stft(model) == 1
+    assert [n.op_type for n in model.graph.node][-1] == custom_ops.STFT
+    assert "STFT" not in [n.op_type for n in model.graph.node]
+    # The frame step and length were stored for the STFT only: they go with it.
+    assert [t.name for t in model.graph.initializer if t.name in ("w", "hop", "n")] == ["w"]
+    _assert_same_bits(_session(model, library).run(None, feeds)[0], before)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        _stft_model(_hann(N_FFT), HOP, signal_shape=[1, "L"], onesided=0),
+        _stft_model(_hann(N_FFT), HOP, signal_shape=[1, "L"], window_input=True),
+        _stft_model(_hann(16), 4, signal_shape=[1, "L"]),
+        _stft_model(_hann(N_FFT), HOP, signal_shape=[1, "L", 2]),
+        _stft_model(_hann(N_FFT), HOP, signal_shape=None),
+    ],
+    ids=["two-sided", "window is an input", "power-of-2 frame", "complex signal", "signal of unknown rank"],
+)
+def test_an_stft_the_kernel_does_not_compute_is_left_alone(model):
+    ops = [n.op_type for n in model.graph.node]
+    assert gr.fused_stft(model) == 0
     assert [n.op_type for n in model.graph.node] == ops

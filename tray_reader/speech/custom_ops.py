@@ -1,11 +1,16 @@
-"""The decoder's one compiled operator: AdaIN norm + snake + quantise in one onnxruntime node.
+"""The decoder's compiled operators, in one library built from ``kernels/norm_snake.c``
+(its header comment gives their exact definitions).
 
-In the fast decoder each resblock activation is ``InstanceNormalization`` (the AdaIN),
-the snake ``x + sin(alpha x)^2 / alpha`` and the ``QuantizeLinear`` before the next int8
-convolution: about a dozen elementwise kernels, which onnxruntime runs one after another
-and each on one core. ``kernels/norm_snake.c`` does the same in three reads of each
-channel's row (mean, variance, result), as the custom operator
-``tray_reader.NormSnakeQuantize`` (its header comment gives the exact definition).
+- ``tray_reader.NormSnakeQuantize``: AdaIN norm + snake + quantise in one node. In the fast
+  decoder each resblock activation is ``InstanceNormalization`` (the AdaIN), the snake
+  ``x + sin(alpha x)^2 / alpha`` and the ``QuantizeLinear`` before the next int8
+  convolution: about a dozen elementwise kernels, which onnxruntime runs one after another
+  and each on one core. The operator does the same in three reads of each channel's row
+  (mean, variance, result).
+- ``tray_reader.Stft``: the harmonic source's STFT, with onnxruntime's own arithmetic
+  (the same output, bit for bit: the phase of its numerically zero bins depends on it),
+  but its tables made once per kernel and 8 frames at a time in vector code, where
+  onnxruntime takes ~10 ms per 32-frame window, one frame at a time.
 
 The library is built from that source with the system's C compiler when the fast model is
 built (``fast_model.build``), into the fast model's cache entry, and loaded only by
@@ -29,12 +34,21 @@ DOMAIN = "tray_reader"
 NORM_SNAKE = "NormSnakeQuantize"
 """Inputs: x [N, C, T], norm scale [C], norm bias [C], alpha [C], 1/alpha [C], y_scale,
 y_zero_point (uint8); attribute epsilon; output uint8 [N, C, T]."""
+STFT = "Stft"
+"""Inputs: signal float [B, L] or [B, L, 1] (real), window float [N]; attributes
+frame_step, frame_length (N: at most STFT_MAX_LENGTH, not a power of 2); output float
+[B, F, N // 2 + 1, 2] with F = floor((L - N) / frame_step) + 1: ONNX's ``STFT`` (onesided)
+as onnxruntime computes it."""
+STFT_MAX_LENGTH = 256
+"""The longest frame the Stft kernel takes (STFT_MAX_LENGTH in the C source)."""
 SOURCE = "norm_snake.c"
 LIBRARY = "libtray_reader_ops.so"
 CFLAGS = ("-O3", "-fPIC", "-shared", "-fno-math-errno", "-fno-trapping-math", "-Wall")
 """-fno-trapping-math lets the compiler turn the clamping comparisons into vector code;
 nothing here relies on floating-point traps. No -ffast-math: the rounding and the order
-of additions are the source's."""
+of additions are the source's. The Stft kernel also stops the compiler from fusing a
+multiply and an add into one instruction (a pragma in the source, not a flag here, which
+would change NormSnakeQuantize's code too): onnxruntime's arithmetic has no such fusing."""
 
 
 def source_text() -> bytes:
