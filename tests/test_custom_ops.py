@@ -35,7 +35,7 @@ def _session(model: onnx.ModelProto, library) -> ort.InferenceSession:
 
 
 def _failures(library):
-    """The library's count of runs it could not compute (either operator)."""
+    """The library's count of runs it could not compute (any operator)."""
     import ctypes
 
     failures = ctypes.CDLL(str(library)).tray_reader_op_failures
@@ -218,6 +218,130 @@ def test_a_norm_used_elsewhere_is_left_alone():
     ops = [n.op_type for n in model.graph.node]
     assert gr.fused_norm_snakes(model) == 0
     assert [n.op_type for n in model.graph.node] == ops
+
+
+# --- reading the convolution's output --------------------------------------------------
+
+
+def _after_convolutions_model(extra_user: bool = False) -> onnx.ModelProto:
+    """Two activations as the fast decoder's resblocks have them after `fused_norm_snakes`:
+    q1 -> DequantizeLinear -> NormSnakeQuantize -> y1 (after a convolution), and q2 ->
+    DequantizeLinear -> Add(residual) -> NormSnakeQuantize -> y2, its sum also an output
+    (a skip connection: the next Add reads it). ``extra_user`` also outputs the first
+    dequantised tensor."""
+    rng = np.random.default_rng(8)
+    alpha = rng.uniform(0.1, 2.3, C).astype(np.float32)
+    activation = ["scale", "bias", "alpha", "inverse", "y_scale", "zero"]
+
+    def norm_snake(x: str, y: str) -> onnx.NodeProto:
+        return helper.make_node(
+            custom_ops.NORM_SNAKE, [x, *activation], [y], domain=custom_ops.DOMAIN, epsilon=1e-5
+        )
+
+    nodes = [
+        helper.make_node("DequantizeLinear", ["q1", "q1_scale", "q1_zero"], ["x1"]),
+        norm_snake("x1", "y1"),
+        helper.make_node("DequantizeLinear", ["q2", "q2_scale", "q2_zero"], ["x2"]),
+        helper.make_node("Add", ["residual", "x2"], ["sum"]),
+        norm_snake("sum", "y2"),
+    ]
+    outputs = ["y1", "sum", "y2", *(["x1"] if extra_user else [])]
+    uint8 = [helper.make_tensor_value_info(q, TensorProto.UINT8, ["N", C, "T"]) for q in ("q1", "q2")]
+    graph = helper.make_graph(
+        nodes,
+        "after convolutions",
+        [
+            *uint8,
+            helper.make_tensor_value_info("residual", TensorProto.FLOAT, ["N", C, "T"]),
+            helper.make_tensor_value_info("scale", TensorProto.FLOAT, [C]),
+            helper.make_tensor_value_info("bias", TensorProto.FLOAT, [C]),
+        ],
+        [
+            helper.make_tensor_value_info(
+                o, TensorProto.FLOAT if o in ("sum", "x1") else TensorProto.UINT8, None
+            )
+            for o in outputs
+        ],
+        [
+            numpy_helper.from_array(alpha, "alpha"),
+            numpy_helper.from_array((1 / alpha).astype(np.float32), "inverse"),
+            numpy_helper.from_array(np.array(0.03, np.float32), "y_scale"),
+            numpy_helper.from_array(np.array(120, np.uint8), "zero"),
+            numpy_helper.from_array(np.array(0.0137, np.float32), "q1_scale"),
+            numpy_helper.from_array(np.array(97, np.uint8), "q1_zero"),
+            numpy_helper.from_array(np.array(0.021, np.float32), "q2_scale"),
+            numpy_helper.from_array(np.array(140, np.uint8), "q2_zero"),
+        ],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 20), helper.make_opsetid(custom_ops.DOMAIN, 1)]
+    )
+
+
+def _after_convolutions_feeds(batch: int, steps: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(steps)
+    return {
+        "q1": rng.integers(0, 256, (batch, C, steps), dtype=np.uint8),
+        "q2": rng.integers(0, 256, (batch, C, steps), dtype=np.uint8),
+        "residual": (rng.normal(size=(batch, C, steps)) * 2).astype(np.float32),
+        "scale": rng.normal(1, 0.3, C).astype(np.float32),
+        "bias": rng.normal(0, 0.3, C).astype(np.float32),
+    }
+
+
+def _session_with_threads(model: onnx.ModelProto, library, threads: int) -> ort.InferenceSession:
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = threads
+    so.register_custom_ops_library(str(library))
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize(
+    ("batch", "steps"), [(1, 3845), (2, 1), (1, 17)], ids=["a window", "one step", "short"]
+)
+def test_reading_the_convolutions_output_gives_the_nodes_values_to_the_bit(library, batch, steps):
+    model = _after_convolutions_model()
+    feeds = _after_convolutions_feeds(batch, steps)
+    before = _session(model, library).run(None, feeds)
+
+    assert gr.fused_dequantize(model) == 2
+    ops = [n.op_type for n in model.graph.node]
+    assert ops == [custom_ops.DEQUANTIZE_NORM_SNAKE, custom_ops.DEQUANTIZE_ADD_NORM_SNAKE]
+    # The rows are shared out over the session's threads: one or four, the same bits.
+    for threads in (1, 4):
+        after = _session_with_threads(model, library, threads).run(None, feeds)
+        for name, want, got in zip(("y1", "sum", "y2"), before, after, strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want), (name, threads)
+    if steps > 1000:
+        assert len(np.unique(before[0])) > 100  # the activations are not all clamped
+
+
+def test_a_dequantised_tensor_used_elsewhere_is_left_alone(library):
+    model = _after_convolutions_model(extra_user=True)
+    assert gr.fused_dequantize(model) == 1  # only the skip connection's
+    assert [n.op_type for n in model.graph.node] == [
+        "DequantizeLinear",
+        custom_ops.NORM_SNAKE,
+        custom_ops.DEQUANTIZE_ADD_NORM_SNAKE,
+    ]
+    outputs = _session(model, library).run(None, _after_convolutions_feeds(1, 50))
+    assert [o.shape for o in outputs] == [(1, C, 50)] * 4
+
+
+def test_a_residual_of_another_shape_gives_silence_and_zeros_and_is_counted(library):
+    model = _after_convolutions_model()
+    gr.fused_dequantize(model)
+    model.graph.input[2].type.tensor_type.ClearField("shape")  # lets a wrong one through
+    session = _session(model, library)
+    failures = _failures(library)
+    before = failures()
+    feeds = _after_convolutions_feeds(1, 40)
+    feeds["residual"] = feeds["residual"][:, :, :39]
+    y1, total, y2 = session.run(None, feeds)
+    assert (y2 == 120).all() and (total == 0).all() and total.shape == (1, C, 40)
+    assert (y1 != 120).any()  # the other node is fine
+    assert failures() == before + 1
 
 
 # --- Stft -------------------------------------------------------------------------------

@@ -161,8 +161,12 @@ def test_the_fused_decoder_has_one_operator_per_activation(fused_engine):
     model = onnx.load_from_string(data)
     ops = [n.op_type for n in model.graph.node]
     # 3 resblocks x 3 dilations x 2 activations in each of the 2 upsampling stages, and
-    # 2 x 3 x 2 in the harmonic source's resblocks: every one fused, none left over.
-    assert ops.count(custom_ops.NORM_SNAKE) == 48
+    # 2 x 3 x 2 in the harmonic source's resblocks: every one fused, none left over. Of
+    # each resblock's 6, the 3 after its first convolutions read that convolution's output
+    # (24 in all) and 2 its skip connections (16); the first reads the block's input.
+    counts = [ops.count(op) for op in custom_ops.NORM_SNAKES]
+    assert counts == [8, 24, 16] and sum(counts) == 48
+    assert ops.count(custom_ops.STFT) == 1 and "STFT" not in ops
     assert "Round" not in ops and not [
         n.name for n in model.graph.node if n.op_type == "Sin" and "res" in n.name
     ]

@@ -7,6 +7,11 @@
   convolution: about a dozen elementwise kernels, which onnxruntime runs one after another
   and each on one core. The operator does the same in three reads of each channel's row
   (mean, variance, result).
+- ``tray_reader.DequantizeNormSnakeQuantize`` and ``DequantizeAddNormSnakeQuantize``: the
+  same, reading the int8 convolution's output before it (and adding a resblock's skip
+  connection) row by row, where onnxruntime writes the whole float tensor and reads it
+  back; the values are DequantizeLinear's and Add's, bit for bit. All three share each
+  run's rows out over the session's threads.
 - ``tray_reader.Stft``: the harmonic source's STFT, with onnxruntime's own arithmetic
   (the same output, bit for bit: the phase of its numerically zero bins depends on it),
   but its tables made once per kernel and 8 frames at a time in vector code, where
@@ -34,6 +39,14 @@ DOMAIN = "tray_reader"
 NORM_SNAKE = "NormSnakeQuantize"
 """Inputs: x [N, C, T], norm scale [C], norm bias [C], alpha [C], 1/alpha [C], y_scale,
 y_zero_point (uint8); attribute epsilon; output uint8 [N, C, T]."""
+DEQUANTIZE_NORM_SNAKE = "DequantizeNormSnakeQuantize"
+"""Inputs: q uint8 [N, C, T], q_scale, q_zero_point (uint8), then NormSnakeQuantize's from
+its norm scale on; NormSnakeQuantize of DequantizeLinear(q), the same values."""
+DEQUANTIZE_ADD_NORM_SNAKE = "DequantizeAddNormSnakeQuantize"
+"""Inputs: q uint8 [N, C, T], q_scale, q_zero_point (uint8), residual float [N, C, T], then
+NormSnakeQuantize's from its norm scale on; outputs sum = DequantizeLinear(q) + residual
+(float) and NormSnakeQuantize(sum), the same values as those nodes'."""
+NORM_SNAKES = (NORM_SNAKE, DEQUANTIZE_NORM_SNAKE, DEQUANTIZE_ADD_NORM_SNAKE)
 STFT = "Stft"
 """Inputs: signal float [B, L] or [B, L, 1] (real), window float [N]; attributes
 frame_step, frame_length (N: at most STFT_MAX_LENGTH, not a power of 2); output float

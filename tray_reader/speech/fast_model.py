@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RECIPE_VERSION = 6
+RECIPE_VERSION = 7
 """Bump when anything below changes the derived bytes (sentences, voices, options). The
 cache key also holds the compiled operator's source hash (see ``entry_dir``)."""
 

@@ -13,7 +13,7 @@ of the graph as exported, and the same distance from the float model (3.12 dB lo
 word recall (0.832 vs 0.833) over 20 held-out renders.
 
 The fused variant also puts compiled operators (``custom_ops``) into the graph:
-``fused_norm_snakes`` and ``fused_stft``.
+``fused_norm_snakes``, ``fused_dequantize`` and ``fused_stft``.
 
 Tried and dropped: the harmonic source's ``STFT`` node (about 4 % of a window, single
 threaded) as a strided ``Conv`` of the windowed DFT rows, another 6 % faster and equal to
@@ -321,6 +321,93 @@ def fused_norm_snakes(model: onnx.ModelProto) -> int:
     return len(added)
 
 
+def _per_tensor_uint8(g: _Graph, dequantize: onnx.NodeProto) -> bool:
+    """Whether a DequantizeLinear has a stored scalar scale and uint8 zero point."""
+    if len(dequantize.input) < 3:
+        return False
+    scale, zero = g.const(dequantize.input[1]), g.const(dequantize.input[2])
+    return scale is not None and zero is not None and scale.size == zero.size == 1 and zero.dtype == np.uint8
+
+
+def fused_dequantize(model: onnx.ModelProto) -> int:
+    """Rewrite, in place, each ``NormSnakeQuantize`` whose input is ``DequantizeLinear(q)``
+    (the int8 convolution before it) as ``DequantizeNormSnakeQuantize(q, ...)``, and each
+    whose input is ``Add(DequantizeLinear(q), residual)`` (a resblock's skip connection)
+    as ``DequantizeAddNormSnakeQuantize(q, ..., residual) -> (sum, y)``, where the sum
+    keeps the Add's name for its other users. The kernel dequantises row by row instead of
+    onnxruntime writing the float tensor out and reading it back, with the same
+    arithmetic: the audio is the same, bit for bit. Only where the dequantised tensor has
+    no other user. Run after `fused_norm_snakes`. Returns how many were rewritten."""
+    from onnx import helper
+
+    from tray_reader.speech.custom_ops import (
+        DEQUANTIZE_ADD_NORM_SNAKE,
+        DEQUANTIZE_NORM_SNAKE,
+        DOMAIN,
+        NORM_SNAKE,
+    )
+
+    g = _Graph(model.graph)
+    outputs = {o.name for o in model.graph.output}
+
+    def dequantized(tensor: str) -> onnx.NodeProto | None:
+        node = g.producer.get(tensor)
+        if (
+            node is None
+            or node.op_type != "DequantizeLinear"
+            or tensor in outputs
+            or len(g.users(tensor)) != 1
+        ):
+            return None
+        return node if _per_tensor_uint8(g, node) else None
+
+    removed: set[str] = set()
+    added: dict[str, list[onnx.NodeProto]] = {}
+    for norm in model.graph.node:
+        if norm.domain != DOMAIN or norm.op_type != NORM_SNAKE:
+            continue
+        x, rest, attributes = norm.input[0], list(norm.input[1:]), {a.name: a.f for a in norm.attribute}
+        source = g.producer.get(x)
+        if source is None:
+            continue
+        dq = dequantized(x)
+        if dq is not None:
+            node = helper.make_node(
+                DEQUANTIZE_NORM_SNAKE,
+                [*dq.input[:3], *rest],
+                [norm.output[0]],
+                f"{norm.name}/dq",
+                domain=DOMAIN,
+            )
+            key, gone = norm.output[0], {x, norm.output[0]}
+        elif (
+            source.op_type == "Add"
+            and len(source.input) == 2
+            and source.input[0] != source.input[1]
+            and sum(u.op_type == NORM_SNAKE for u in g.users(x)) == 1  # one node makes the sum
+        ):
+            found = [(dequantized(t), other) for t, other in (source.input, source.input[::-1])]
+            dq, residual = next(((d, r) for d, r in found if d is not None), (None, ""))
+            if dq is None:
+                continue
+            node = helper.make_node(
+                DEQUANTIZE_ADD_NORM_SNAKE,
+                [*dq.input[:3], residual, *rest],
+                [x, norm.output[0]],
+                f"{norm.name}/dq_add",
+                domain=DOMAIN,
+            )
+            # In the Add's place: its inputs are made before it, its users come after.
+            key, gone = x, {dq.output[0], x, norm.output[0]}
+        else:
+            continue
+        node.attribute.extend(helper.make_attribute(k, v) for k, v in attributes.items())
+        added[key], removed = [node], removed | gone
+    if added:
+        g.replace(removed, added, [])
+    return len(added)
+
+
 def _import_custom_domain(model: onnx.ModelProto) -> None:
     from onnx import helper
 
@@ -426,11 +513,13 @@ def fused_stft(model: onnx.ModelProto) -> int:
 
 def simplify(model: onnx.ModelProto, fused: bool = False) -> dict[str, int]:
     """Apply the rewrites in place; how many of each were made. ``fused`` also puts the
-    compiled operators in: each activation as one (`fused_norm_snakes`) and the harmonic
-    source's STFT (`fused_stft`)."""
+    compiled operators in: each activation as one (`fused_norm_snakes`), reading the
+    quantised convolution output before it (`fused_dequantize`), and the harmonic source's
+    STFT (`fused_stft`)."""
     made = {"fused_instance_norms": fused_instance_norms(model)}
     if fused:
         made["fused_stft"] = fused_stft(model)
         made["fused_norm_snakes"] = fused_norm_snakes(model)
+        made["fused_dequantize"] = fused_dequantize(model)
     made["snake_as_polynomial"] = snake_as_polynomial(model)
     return made

@@ -16,7 +16,24 @@
  * In the graph these are InstanceNormalization, the snake's Mul/Sin/Pow/Mul/Add and a
  * QuantizeLinear: about a dozen passes over the tensor, each run on one core by
  * onnxruntime. Here each channel's row is read twice for its mean and variance (it stays
- * in the cache) and once more for the result.
+ * in the cache) and once more for the result, and the rows are shared out over
+ * onnxruntime's threads.
+ *
+ * DequantizeNormSnakeQuantize(q, q_scale, q_zero_point, scale, bias, alpha, inverse,
+ *                             y_scale, y_zero_point) -> y
+ *   NormSnakeQuantize(DequantizeLinear(q, q_scale, q_zero_point), ...): q uint8 [N, C, T]
+ *   (the convolution before it), q_scale float and q_zero_point uint8 scalars.
+ *
+ * DequantizeAddNormSnakeQuantize(q, q_scale, q_zero_point, residual, scale, bias, alpha,
+ *                                inverse, y_scale, y_zero_point) -> (sum, y)
+ *   sum = DequantizeLinear(q, q_scale, q_zero_point) + residual   float [N, C, T]
+ *   y = NormSnakeQuantize(sum, ...)
+ *   (a resblock's skip connection and the next activation).
+ *
+ *   In the graph the dequantised tensor is written out whole and read back; here each row
+ *   is dequantised into a buffer that stays in the cache. The values are DequantizeLinear's
+ *   and Add's, rounding for rounding ((float)(q - zero) * scale, stored before anything
+ *   adds to it), so the results are those of the three nodes.
  *
  * Stft(signal, window) -> y
  *   signal        float [B, L] or [B, L, 1]   a real signal
@@ -28,10 +45,11 @@
  *
  * The library talks to onnxruntime through its C API, a table of function pointers that
  * only ever grows: the entries used here are looked up by their position in version 1 of
- * that table (API_* below), and the operators are declared as version 8 OrtCustomOps (the
- * first with all the fields onnxruntime now reads). So no onnxruntime header is needed to
- * build it; the tests run NormSnakeQuantize against the same arithmetic in NumPy and Stft
- * against onnxruntime's own STFT.
+ * that table (API_* below; KernelContext_ParallelFor is in version 20), and the operators
+ * are declared as version 8 OrtCustomOps (the first with all the fields onnxruntime now
+ * reads). So no onnxruntime header is needed to build it; the tests run the
+ * NormSnakeQuantize operators against the same arithmetic in NumPy and in onnxruntime's
+ * own nodes, and Stft against onnxruntime's STFT.
  */
 #include <math.h>
 #include <stddef.h>
@@ -61,12 +79,16 @@ enum {
     API_RELEASE_STATUS = 93,
     API_RELEASE_TENSOR_TYPE_AND_SHAPE_INFO = 99,
 };
+/* In version 20 of the table (and later ones): runs a function over a range on the
+ * session's own threads. */
+#define API_KERNEL_CONTEXT_PARALLEL_FOR 274
 
 enum { TYPE_FLOAT = 1, TYPE_UINT8 = 2 };
-#define N_INPUTS 7 /* NormSnakeQuantize's */
+#define MAX_INPUTS 10
 #define MAX_DIMS 8
 
 static void *const *api;
+static void *const *api_20; /* the same table, if onnxruntime has version 20; else NULL */
 #define CALL(index, type, ...) (((type)api[index])(__VA_ARGS__))
 
 typedef OrtStatus *(*status_fn_ptr_ptr)(const void *, void **);
@@ -78,6 +100,7 @@ typedef OrtStatus *(*status_fn_attr_float)(const void *, const char *, float *);
 typedef OrtStatus *(*status_fn_attr_int)(const void *, const char *, int64_t *);
 typedef OrtStatus *(*status_fn_input)(const void *, size_t, const void **);
 typedef OrtStatus *(*status_fn_output)(void *, size_t, const int64_t *, size_t, void **);
+typedef OrtStatus *(*status_fn_parallel)(const void *, void (*)(void *, size_t), size_t, size_t, void *);
 typedef void (*release_fn)(void *);
 
 /* Runs of either operator that could not be computed (see their compute functions): for
@@ -172,9 +195,41 @@ static void norm_snake_row(const float *x, size_t n, float scale, float bias, fl
     }
 }
 
-/* --- the operator ------------------------------------------------------------------- */
+/* DequantizeLinear's arithmetic, each value stored (so rounded to float) before anything
+ * adds to it: the compiler may not fuse the product into a later sum. */
+VECTOR_CLONES
+static void dequantize(const uint8_t *q, float scale, int32_t zero, size_t n, float *x) {
+    for (size_t t = 0; t < n; t++) x[t] = (float)((int32_t)q[t] - zero) * scale;
+}
+
+VECTOR_CLONES
+static void add_into(float *x, const float *residual, size_t n) {
+    for (size_t t = 0; t < n; t++) x[t] += residual[t];
+}
+
+/* One row's dequantised values, per thread (onnxruntime's threads live as long as the
+ * session; the buffer grows to the longest row and stays). */
+static __thread float *row_buffer;
+static __thread size_t row_buffer_size;
+
+static float *row_scratch(size_t n) {
+    if (n > row_buffer_size) {
+        float *grown = realloc(row_buffer, n * sizeof *grown);
+        if (!grown) return NULL;
+        row_buffer = grown;
+        row_buffer_size = n;
+    }
+    return row_buffer;
+}
+
+/* --- the NormSnakeQuantize operators ------------------------------------------------ */
+
+enum { PLAIN = 0, DEQUANTIZE = 1, DEQUANTIZE_ADD = 2 };
+/* Inputs before the norm's scale: x | q, q_scale, q_zero_point | ..., residual. */
+static const size_t LEAD[3] = {1, 3, 4};
 
 typedef struct {
+    int kind;
     float epsilon;
 } Kernel;
 
@@ -202,48 +257,101 @@ static int read_input(void *context, size_t i, int64_t *dims, size_t *ndims, voi
            dims_of(value, dims, ndims) && CALL(API_GET_TENSOR_MUTABLE_DATA, status_fn_ptr_ptr, value, data) == NULL;
 }
 
-/* The output, made with this shape: 0 if onnxruntime did not make it. ``data`` may be
+/* Output ``i``, made with this shape: 0 if onnxruntime did not make it. ``data`` may be
  * NULL for an output with no elements. */
-static int make_output(void *context, const int64_t *dims, size_t ndims, void **data) {
+static int make_output(void *context, size_t i, const int64_t *dims, size_t ndims, void **data) {
     void *out = NULL;
     *data = NULL;
-    return CALL(API_KERNEL_CONTEXT_GET_OUTPUT, status_fn_output, context, 0, dims, ndims, &out) == NULL && out &&
+    return CALL(API_KERNEL_CONTEXT_GET_OUTPUT, status_fn_output, context, i, dims, ndims, &out) == NULL && out &&
            CALL(API_GET_TENSOR_MUTABLE_DATA, status_fn_ptr_ptr, out, data) == NULL;
 }
 
+/* One run's work, shared out by rows. */
+typedef struct {
+    int kind;
+    const void *x; /* float, or uint8 to dequantise */
+    float x_scale;
+    int32_t x_zero;
+    const float *residual, *scale, *bias, *alpha, *inverse;
+    float *sum;
+    uint8_t *y;
+    float epsilon, y_scale, zero;
+    size_t channels, steps;
+} Rows;
+
+static void one_row(void *data, size_t i) {
+    const Rows *r = data;
+    const size_t c = i % r->channels, at = i * r->steps;
+    const float *x = (const float *)r->x + at;
+    if (r->kind != PLAIN) {
+        float *row = r->kind == DEQUANTIZE_ADD ? r->sum + at : row_scratch(r->steps);
+        if (!row) { /* no memory for a row buffer: this row is silence, and counted */
+            __atomic_fetch_add(&failed_runs, 1, __ATOMIC_RELAXED);
+            memset(r->y + at, (int)r->zero, r->steps);
+            return;
+        }
+        dequantize((const uint8_t *)r->x + at, r->x_scale, r->x_zero, r->steps, row);
+        if (r->kind == DEQUANTIZE_ADD) add_into(row, r->residual + at, r->steps);
+        x = row;
+    }
+    norm_snake_row(x, r->steps, r->scale[c], r->bias[c], r->alpha[c], r->inverse[c], r->epsilon, r->y_scale, r->zero,
+                   r->y + at);
+}
+
+/* Batches of rows per run: more than the threads, so a thread slowed by a neighbour
+ * does not hold the others up. */
+#define ROW_BATCHES 4
+
 static void compute(void *kernel, void *context) {
-    const float epsilon = ((Kernel *)kernel)->epsilon;
-    int64_t dims[N_INPUTS][MAX_DIMS];
-    size_t ndims[N_INPUTS];
-    void *data[N_INPUTS];
+    const Kernel *k = kernel;
+    const size_t lead = LEAD[k->kind], n_inputs = lead + 6, y_at = k->kind == DEQUANTIZE_ADD;
+    int64_t dims[MAX_INPUTS][MAX_DIMS];
+    size_t ndims[MAX_INPUTS];
+    void *data[MAX_INPUTS];
     int ok = 1;
-    for (size_t i = 0; i < N_INPUTS && ok; i++) ok = read_input(context, i, dims[i], &ndims[i], &data[i]);
+    for (size_t i = 0; i < n_inputs && ok; i++) ok = read_input(context, i, dims[i], &ndims[i], &data[i]);
     uint8_t *y = NULL;
-    if (!ok || !make_output(context, dims[0], ndims[0], (void **)&y) || !y) {
+    float *sum = NULL;
+    if (!ok || !make_output(context, y_at, dims[0], ndims[0], (void **)&y) || !y ||
+        (y_at && (!make_output(context, 0, dims[0], ndims[0], (void **)&sum) || !sum))) {
         count_failure(); /* onnxruntime itself failed us: nothing more can be done */
         return;
     }
     const int64_t batch = ndims[0] == 3 ? dims[0][0] : 0, channels = ndims[0] == 3 ? dims[0][1] : 0;
     const int64_t steps = ndims[0] == 3 ? dims[0][2] : 0;
-    ok = ndims[0] == 3 && elements(dims[5], ndims[5]) == 1 && elements(dims[6], ndims[6]) == 1;
-    for (int i = 1; i <= 4; i++) ok = ok && elements(dims[i], ndims[i]) == channels;
-    const uint8_t zero_point = elements(dims[6], ndims[6]) >= 1 ? *(const uint8_t *)data[6] : 0;
+    const size_t y_scale = lead + 4, y_zero = lead + 5;
+    ok = ndims[0] == 3 && elements(dims[y_scale], ndims[y_scale]) == 1 && elements(dims[y_zero], ndims[y_zero]) == 1;
+    for (size_t i = lead; i < lead + 4; i++) ok = ok && elements(dims[i], ndims[i]) == channels;
+    if (k->kind != PLAIN) ok = ok && elements(dims[1], ndims[1]) == 1 && elements(dims[2], ndims[2]) == 1;
+    if (k->kind == DEQUANTIZE_ADD) {
+        ok = ok && ndims[3] == 3;
+        for (size_t d = 0; ok && d < 3; d++) ok = dims[3][d] == dims[0][d];
+    }
+    const uint8_t zero_point = elements(dims[y_zero], ndims[y_zero]) >= 1 ? *(const uint8_t *)data[y_zero] : 0;
     if (!ok) {
-        /* Inputs that do not fit (the graph rewrite never makes such a node). A version 8
+        /* Inputs that do not fit (the graph rewrites never make such a node). A version 8
          * kernel cannot fail a run, and a missing output would reach the next node: the
-         * output is the zero point (silence), and the failure is counted. */
+         * output is the zero point (silence), a sum zeros, and the failure is counted. */
         count_failure();
-        memset(y, zero_point, (size_t)elements(dims[0], ndims[0]));
+        const size_t n = (size_t)elements(dims[0], ndims[0]);
+        memset(y, zero_point, n);
+        if (sum) memset(sum, 0, n * sizeof *sum);
         return;
     }
-    const float *x = data[0], *scale = data[1], *bias = data[2], *alpha = data[3], *inverse = data[4];
-    const float y_scale = *(const float *)data[5];
-    for (int64_t b = 0; b < batch; b++) {
-        for (int64_t c = 0; c < channels; c++) {
-            const size_t row = (size_t)((b * channels + c) * steps);
-            norm_snake_row(x + row, (size_t)steps, scale[c], bias[c], alpha[c], inverse[c], epsilon, y_scale,
-                           (float)zero_point, y + row);
-        }
+    Rows rows = {k->kind, data[0], 0.0f, 0, NULL, data[lead], data[lead + 1], data[lead + 2], data[lead + 3], sum, y,
+                 k->epsilon, *(const float *)data[y_scale], (float)zero_point, (size_t)channels, (size_t)steps};
+    if (k->kind != PLAIN) {
+        rows.x_scale = *(const float *)data[1];
+        rows.x_zero = *(const uint8_t *)data[2];
+        rows.residual = k->kind == DEQUANTIZE_ADD ? data[3] : NULL;
+    }
+    const size_t total = (size_t)(batch * channels);
+    OrtStatus *status = NULL;
+    if (api_20)
+        status = ((status_fn_parallel)api_20[API_KERNEL_CONTEXT_PARALLEL_FOR])(context, one_row, total, ROW_BATCHES, &rows);
+    if (!api_20 || status) { /* an older onnxruntime, or it could not: on this thread */
+        if (status) CALL(API_RELEASE_STATUS, release_fn, status);
+        for (size_t i = 0; i < total; i++) one_row(&rows, i);
     }
 }
 
@@ -489,7 +597,7 @@ static void stft_compute(void *kernel, void *context) {
     const int64_t frames = stft_frame_count(k, len), bins = (int64_t)k->bins;
     const int64_t out_dims[4] = {batch, frames, bins, 2};
     float *y = NULL;
-    if (!make_output(context, out_dims, 4, (void **)&y) || (!y && batch * frames > 0)) {
+    if (!make_output(context, 0, out_dims, 4, (void **)&y) || (!y && batch * frames > 0)) {
         count_failure();
         return;
     }
@@ -528,29 +636,52 @@ typedef struct {
     int (*GetOutputCharacteristic)(const void *op, size_t index); /* version 8 */
 } CustomOp;
 
+/* A NormSnakeQuantize operator: the OrtCustomOp first, so onnxruntime's pointer to it is
+ * one to this. */
+typedef struct {
+    CustomOp op;
+    int kind;
+    const char *name;
+} NormSnakeOp;
+
+static int kind_of(const void *op) { return ((const NormSnakeOp *)op)->kind; }
+
 static void *create_kernel(const void *op, const void *ort_api, const void *info) {
-    (void)op;
     (void)ort_api;
     Kernel *k = malloc(sizeof *k);
     if (!k) return NULL;
+    k->kind = kind_of(op);
     k->epsilon = 1e-5f;
     OrtStatus *status = CALL(API_KERNEL_INFO_GET_ATTRIBUTE_FLOAT, status_fn_attr_float, info, "epsilon", &k->epsilon);
     if (status) CALL(API_RELEASE_STATUS, release_fn, status);
     return k;
 }
 
-static const char *op_name(const void *op) { (void)op; return "NormSnakeQuantize"; }
+static const char *op_name(const void *op) { return ((const NormSnakeOp *)op)->name; }
 static const char *op_provider(const void *op) { (void)op; return "CPUExecutionProvider"; }
-static int input_type(const void *op, size_t index) { (void)op; return index == 6 ? TYPE_UINT8 : TYPE_FLOAT; }
-static size_t input_count(const void *op) { (void)op; return N_INPUTS; }
-static int output_type(const void *op, size_t index) { (void)op; (void)index; return TYPE_UINT8; }
-static size_t output_count(const void *op) { (void)op; return 1; }
+static int input_type(const void *op, size_t index) {
+    const int kind = kind_of(op);
+    const int byte = index == LEAD[kind] + 5 || (kind != PLAIN && (index == 0 || index == 2));
+    return byte ? TYPE_UINT8 : TYPE_FLOAT;
+}
+static size_t input_count(const void *op) { return LEAD[kind_of(op)] + 6; }
+static int output_type(const void *op, size_t index) {
+    return kind_of(op) == DEQUANTIZE_ADD && index == 0 ? TYPE_FLOAT : TYPE_UINT8;
+}
+static size_t output_count(const void *op) { return kind_of(op) == DEQUANTIZE_ADD ? 2 : 1; }
+static size_t one_output(const void *op) { (void)op; return 1; }
 static void destroy_kernel(void *kernel) { free(kernel); }
 static int required(const void *op, size_t index) { (void)op; (void)index; return 0; /* INPUT_OUTPUT_REQUIRED */ }
 
-static const CustomOp norm_snake_op = {
-    8, create_kernel, op_name, op_provider, input_type, input_count, output_type, output_count, compute, destroy_kernel,
-    required, required,
+#define NORM_SNAKE_OP(kind, name)                                                                               \
+    {{8, create_kernel, op_name, op_provider, input_type, input_count, output_type, output_count, compute,           \
+      destroy_kernel, required, required},                                                                          \
+     kind, name}
+
+static const NormSnakeOp norm_snake_ops[] = {
+    NORM_SNAKE_OP(PLAIN, "NormSnakeQuantize"),
+    NORM_SNAKE_OP(DEQUANTIZE, "DequantizeNormSnakeQuantize"),
+    NORM_SNAKE_OP(DEQUANTIZE_ADD, "DequantizeAddNormSnakeQuantize"),
 };
 
 static const char *stft_name(const void *op) { (void)op; return "Stft"; }
@@ -558,7 +689,7 @@ static int float_type(const void *op, size_t index) { (void)op; (void)index; ret
 static size_t stft_input_count(const void *op) { (void)op; return 2; }
 
 static const CustomOp stft_op = {
-    8, stft_create_kernel, stft_name, op_provider, float_type, stft_input_count, float_type, output_count, stft_compute,
+    8, stft_create_kernel, stft_name, op_provider, float_type, stft_input_count, float_type, one_output, stft_compute,
     destroy_kernel, required, required,
 };
 
@@ -568,9 +699,13 @@ static const CustomOp stft_op = {
 OrtStatus *RegisterCustomOps(void *options, const OrtApiBase *base) {
     api = (void *const *)base->GetApi(1);
     if (!api) return NULL; /* cannot even make a status: onnxruntime then lacks the op */
+    /* Version 20 of the table (onnxruntime 1.20 and later) has KernelContext_ParallelFor;
+     * without it the rows run on the calling thread. */
+    api_20 = (void *const *)base->GetApi(20);
     void *domain = NULL; /* kept for the life of the process, as sessions may use it */
     OrtStatus *status = CALL(API_CREATE_CUSTOM_OP_DOMAIN, status_fn_str_ptr, DOMAIN, &domain);
-    if (!status) status = CALL(API_CUSTOM_OP_DOMAIN_ADD, status_fn_ptr_cptr, domain, &norm_snake_op);
+    for (size_t i = 0; !status && i < sizeof norm_snake_ops / sizeof norm_snake_ops[0]; i++)
+        status = CALL(API_CUSTOM_OP_DOMAIN_ADD, status_fn_ptr_cptr, domain, &norm_snake_ops[i].op);
     if (!status) status = CALL(API_CUSTOM_OP_DOMAIN_ADD, status_fn_ptr_cptr, domain, &stft_op);
     if (!status) status = CALL(API_ADD_CUSTOM_OP_DOMAIN, status_fn_ptr_cptr, options, domain);
     return status;
