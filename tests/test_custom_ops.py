@@ -223,29 +223,32 @@ def test_a_norm_used_elsewhere_is_left_alone():
 # --- reading the convolution's output --------------------------------------------------
 
 
-def _after_convolutions_model(extra_user: bool = False) -> onnx.ModelProto:
+def _after_convolutions_model(extra_user: bool = False, early_user: bool = False) -> onnx.ModelProto:
     """Two activations as the fast decoder's resblocks have them after `fused_norm_snakes`:
     q1 -> DequantizeLinear -> NormSnakeQuantize -> y1 (after a convolution), and q2 ->
     DequantizeLinear -> Add(residual) -> NormSnakeQuantize -> y2, its sum also an output
-    (a skip connection: the next Add reads it). ``extra_user`` also outputs the first
-    dequantised tensor."""
+    (a skip connection: the next Add reads it). As in the decoder, the second norm's scale
+    is made between the Add and the norm. ``extra_user`` also outputs the first
+    dequantised tensor; ``early_user`` adds a user of the sum before the second norm."""
     rng = np.random.default_rng(8)
     alpha = rng.uniform(0.1, 2.3, C).astype(np.float32)
-    activation = ["scale", "bias", "alpha", "inverse", "y_scale", "zero"]
+    activation = ["bias", "alpha", "inverse", "y_scale", "zero"]
 
-    def norm_snake(x: str, y: str) -> onnx.NodeProto:
+    def norm_snake(x: str, scale: str, y: str) -> onnx.NodeProto:
         return helper.make_node(
-            custom_ops.NORM_SNAKE, [x, *activation], [y], domain=custom_ops.DOMAIN, epsilon=1e-5
+            custom_ops.NORM_SNAKE, [x, scale, *activation], [y], domain=custom_ops.DOMAIN, epsilon=1e-5
         )
 
     nodes = [
         helper.make_node("DequantizeLinear", ["q1", "q1_scale", "q1_zero"], ["x1"]),
-        norm_snake("x1", "y1"),
+        norm_snake("x1", "scale", "y1"),
         helper.make_node("DequantizeLinear", ["q2", "q2_scale", "q2_zero"], ["x2"]),
         helper.make_node("Add", ["residual", "x2"], ["sum"]),
-        norm_snake("sum", "y2"),
+        *([helper.make_node("Neg", ["sum"], ["negated"])] if early_user else []),
+        helper.make_node("Identity", ["scale"], ["scale2"]),
+        norm_snake("sum", "scale2", "y2"),
     ]
-    outputs = ["y1", "sum", "y2", *(["x1"] if extra_user else [])]
+    outputs = ["y1", "sum", "y2", *(["x1"] if extra_user else []), *(["negated"] if early_user else [])]
     uint8 = [helper.make_tensor_value_info(q, TensorProto.UINT8, ["N", C, "T"]) for q in ("q1", "q2")]
     graph = helper.make_graph(
         nodes,
@@ -258,7 +261,7 @@ def _after_convolutions_model(extra_user: bool = False) -> onnx.ModelProto:
         ],
         [
             helper.make_tensor_value_info(
-                o, TensorProto.FLOAT if o in ("sum", "x1") else TensorProto.UINT8, None
+                o, TensorProto.UINT8 if o.startswith("y") else TensorProto.FLOAT, None
             )
             for o in outputs
         ],
@@ -297,6 +300,16 @@ def _session_with_threads(model: onnx.ModelProto, library, threads: int) -> ort.
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
+def _in_order(model: onnx.ModelProto) -> bool:
+    """Whether every node's inputs are made before it (as ONNX requires)."""
+    made = {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer} | {""}
+    for node in model.graph.node:
+        if not set(node.input) <= made:
+            return False
+        made |= set(node.output)
+    return True
+
+
 @pytest.mark.parametrize(
     ("batch", "steps"), [(1, 3845), (2, 1), (1, 17)], ids=["a window", "one step", "short"]
 )
@@ -307,7 +320,8 @@ def test_reading_the_convolutions_output_gives_the_nodes_values_to_the_bit(libra
 
     assert gr.fused_dequantize(model) == 2
     ops = [n.op_type for n in model.graph.node]
-    assert ops == [custom_ops.DEQUANTIZE_NORM_SNAKE, custom_ops.DEQUANTIZE_ADD_NORM_SNAKE]
+    assert ops == [custom_ops.DEQUANTIZE_NORM_SNAKE, "Identity", custom_ops.DEQUANTIZE_ADD_NORM_SNAKE]
+    assert _in_order(model)
     # The rows are shared out over the session's threads: one or four, the same bits.
     for threads in (1, 4):
         after = _session_with_threads(model, library, threads).run(None, feeds)
@@ -323,10 +337,17 @@ def test_a_dequantised_tensor_used_elsewhere_is_left_alone(library):
     assert [n.op_type for n in model.graph.node] == [
         "DequantizeLinear",
         custom_ops.NORM_SNAKE,
+        "Identity",
         custom_ops.DEQUANTIZE_ADD_NORM_SNAKE,
     ]
     outputs = _session(model, library).run(None, _after_convolutions_feeds(1, 50))
     assert [o.shape for o in outputs] == [(1, C, 50)] * 4
+    # A user of the sum before the norm: the fused node, in the norm's place, would come
+    # after it, so that activation is left alone.
+    model = _after_convolutions_model(early_user=True)
+    assert gr.fused_dequantize(model) == 1
+    assert [n.op_type for n in model.graph.node].count(custom_ops.NORM_SNAKE) == 1
+    assert _in_order(model)
 
 
 def test_a_residual_of_another_shape_gives_silence_and_zeros_and_is_counted(library):

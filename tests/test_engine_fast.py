@@ -167,6 +167,10 @@ def test_the_fused_decoder_has_one_operator_per_activation(fused_engine):
     counts = [ops.count(op) for op in custom_ops.NORM_SNAKES]
     assert counts == [8, 24, 16] and sum(counts) == 48
     assert ops.count(custom_ops.STFT) == 1 and "STFT" not in ops
+    made = {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer} | {""}
+    for node in model.graph.node:  # the rewrites kept the nodes in order, as ONNX requires
+        assert set(node.input) <= made, node.name
+        made |= set(node.output)
     assert "Round" not in ops and not [
         n.name for n in model.graph.node if n.op_type == "Sin" and "res" in n.name
     ]

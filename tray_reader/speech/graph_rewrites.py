@@ -363,6 +363,7 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
 
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
+    place = {n.output[0]: i for i, n in enumerate(model.graph.node)}
     for norm in model.graph.node:
         if norm.domain != DOMAIN or norm.op_type != NORM_SNAKE:
             continue
@@ -385,6 +386,9 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
             and len(source.input) == 2
             and source.input[0] != source.input[1]
             and sum(u.op_type == NORM_SNAKE for u in g.users(x)) == 1  # one node makes the sum
+            # The fused node stands where the norm did (the norm's scale and bias are made
+            # after the Add): every other user of the sum must come after it.
+            and all(place[u.output[0]] > place[norm.output[0]] for u in g.users(x) if u is not norm)
         ):
             found = [(dequantized(t), other) for t, other in (source.input, source.input[::-1])]
             dq, residual = next(((d, r) for d, r in found if d is not None), (None, ""))
@@ -397,8 +401,7 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
                 f"{norm.name}/dq_add",
                 domain=DOMAIN,
             )
-            # In the Add's place: its inputs are made before it, its users come after.
-            key, gone = x, {dq.output[0], x, norm.output[0]}
+            key, gone = norm.output[0], {dq.output[0], x, norm.output[0]}
         else:
             continue
         node.attribute.extend(helper.make_attribute(k, v) for k, v in attributes.items())
