@@ -1,5 +1,5 @@
 """The engine with the derived fast decoder (fast_model.py), built for real, and its fused
-variant with the compiled operator (custom_ops.py).
+variant with the compiled operators (custom_ops.py).
 
 `./dev setup` builds them into the user cache (about two minutes on 2 quiet cores; it
 installs gcc for the operator); if they are not there, the fixture builds them the same
@@ -137,7 +137,7 @@ def test_doctor_reports_the_built_decoder_and_does_not_build_it_twice(fast_engin
     )
     assert build.returncode == 0 and "usable" in build.stdout and "building" not in build.stdout, build
     report = subprocess.run([*cli, "doctor"], capture_output=True, text=True, timeout=120)
-    assert "fast decoder: built and checked, with its compiled operator" in report.stdout, report.stdout
+    assert "fast decoder: built and checked, with its compiled operators" in report.stdout, report.stdout
 
 
 def test_the_built_decoder_has_its_graph_rewrites(fast_engine):

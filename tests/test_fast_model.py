@@ -176,7 +176,7 @@ def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
     assert entry.parent == tmp_path / "tray-reader" / "fast-model"
     from tray_reader.speech.custom_ops import source_sha256
 
-    # A changed recipe or a changed compiled operator is a new entry, built and measured anew.
+    # A changed recipe or changed compiled operators are a new entry, built and measured anew.
     assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}-ops{source_sha256()[:8]}")
 
 

@@ -117,10 +117,10 @@ def fast_decoder() -> Check:
     entry = fast_model.entry_dir(fast_model.shipped_sha256())
     if fast_model.cached_decoder() is not None:
         if fast_model.cached_fused_decoder() is not None:
-            return Check("fast decoder", f"built and checked, with its compiled operator ({entry})")
+            return Check("fast decoder", f"built and checked, with its compiled operators ({entry})")
         return Check(
             "fast decoder",
-            f"built and checked ({entry}); without its compiled operator: {_why_not_fused(entry)}",
+            f"built and checked ({entry}); without its compiled operators: {_why_not_fused(entry)}",
         )
     return Check(
         "fast decoder",

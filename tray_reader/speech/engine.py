@@ -121,7 +121,7 @@ def _return_freed_memory() -> None:
 def _fast_decoder(threads: int, fused: bool = True) -> tuple[ort.InferenceSession, str] | None:
     """A session of the derived fast decoder if one is built and checks out (~1.4x faster
     than the shipped one, see ``fast_model``), and its kind: "fused" when its variant with
-    the compiled operator is usable too (~1.15x faster again, see ``custom_ops``), else
+    the compiled operators is usable too (~1.3x faster again, see ``custom_ops``), else
     "fast". None keeps the shipped one."""
     from tray_reader.speech import fast_model
 
@@ -163,8 +163,8 @@ class KokoroEngine:
     decoder_stream.speech_frames)."""
     decoder_kind: str = "shipped"
     """Which part B runs: "shipped"; "fast" (the derived static-int8 generator, see
-    ``fast_model``); "fused" (the same with its activations as one compiled operator each,
-    see ``custom_ops``); or "whole" when the model is not split."""
+    ``fast_model``); "fused" (the same with its activations and its STFT as compiled
+    operators, see ``custom_ops``); or "whole" when the model is not split."""
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
@@ -193,7 +193,7 @@ class KokoroEngine:
         """Build the sessions from the verified model bytes; ``streaming=False`` keeps the
         model whole (no windowed decoding). With ``fast``, part B is the derived fast
         decoder when one has been built and passed its quality gate (else the shipped one);
-        with ``fused`` too, its variant with the compiled operator when that is usable."""
+        with ``fused`` too, its variant with the compiled operators when that is usable."""
         threads = threads or default_threads()
         _bound_heap_growth()
         t0 = time.perf_counter()

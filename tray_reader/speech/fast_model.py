@@ -16,8 +16,10 @@ The shipped model is dynamic int8: every Conv/MatMul quantises its input at run 
 3. ``graph_rewrites.simplify``: the AdaIN instance norms become one kernel each and the
    snake activations lose their single-threaded Sin, computing the same (see that module;
    0.87x the time with 2 threads). A second variant, the *fused* decoder, has each
-   norm + snake + quantise as one compiled operator instead (``custom_ops``; ~0.85x the
-   time again); it is built only where a C compiler builds that operator's library.
+   norm + snake + quantise (reading the int8 convolution's output before it) and the
+   harmonic source's STFT as compiled operators instead (``custom_ops``; ~0.75x the time
+   again, the STFT and the dequantisation bit for bit); it is built only where a C
+   compiler builds their library.
 4. ``measure_quality``: held-out sentences rendered by the shipped, the float reference
    (whole decoder dequantised) and the derived model (each variant); log-mel distances in dB. The gate (``GATE``) was
    set from bench/bench_fast_model.py, where a recogniser checked the same renders.
@@ -58,7 +60,7 @@ log = logging.getLogger(__name__)
 
 RECIPE_VERSION = 7
 """Bump when anything below changes the derived bytes (sentences, voices, options). The
-cache key also holds the compiled operator's source hash (see ``entry_dir``)."""
+cache key also holds the compiled operators' source hash (see ``entry_dir``)."""
 
 DECODER = "/decoder/"
 """Name prefix of the decoder's nodes. Only these are changed: the encoder (~3 % of the
@@ -436,8 +438,8 @@ def _sha256(data: bytes) -> str:
 
 
 def entry_dir(base_sha256: str, cache_dir: Path | None = None) -> Path:
-    """Where the decoder derived from the model with this SHA-256 by this recipe (and this
-    compiled operator's source) lives."""
+    """Where the decoder derived from the model with this SHA-256 by this recipe (and these
+    compiled operators' source) lives."""
     from tray_reader.speech.custom_ops import source_sha256
 
     root = cache_dir if cache_dir is not None else cache_root()
