@@ -390,7 +390,8 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
             # after the Add): every other user of the sum must come after it.
             and all(place[u.output[0]] > place[norm.output[0]] for u in g.users(x) if u is not norm)
         ):
-            found = [(dequantized(t), other) for t, other in (source.input, source.input[::-1])]
+            first, second = source.input
+            found = [(dequantized(t), other) for t, other in ((first, second), (second, first))]
             dq, residual = next(((d, r) for d, r in found if d is not None), (None, ""))
             if dq is None:
                 continue
