@@ -27,9 +27,11 @@ def library(tmp_path_factory):
     return built.path
 
 
-def _session(model: onnx.ModelProto, library) -> ort.InferenceSession:
+def _session(model: onnx.ModelProto, library, threads: int = 0) -> ort.InferenceSession:
+    """A session with the library; ``threads`` 0 is onnxruntime's default (one per core)."""
     so = ort.SessionOptions()
     so.log_severity_level = 3
+    so.intra_op_num_threads = threads
     so.register_custom_ops_library(str(library))
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
@@ -292,14 +294,6 @@ def _after_convolutions_feeds(batch: int, steps: int) -> dict[str, np.ndarray]:
     }
 
 
-def _session_with_threads(model: onnx.ModelProto, library, threads: int) -> ort.InferenceSession:
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = threads
-    so.register_custom_ops_library(str(library))
-    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-
-
 def _in_order(model: onnx.ModelProto) -> bool:
     """Whether every node's inputs are made before it (as ONNX requires)."""
     made = {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer} | {""}
@@ -324,7 +318,7 @@ def test_reading_the_convolutions_output_gives_the_nodes_values_to_the_bit(libra
     assert _in_order(model)
     # The rows are shared out over the session's threads: one or four, the same bits.
     for threads in (1, 4):
-        after = _session_with_threads(model, library, threads).run(None, feeds)
+        after = _session(model, library, threads).run(None, feeds)
         for name, want, got in zip(("y1", "sum", "y2"), before, after, strict=True):
             assert got.dtype == want.dtype and np.array_equal(got, want), (name, threads)
     if steps > 1000:
