@@ -81,28 +81,6 @@ def test_first_window_override_and_bounds():
     assert windows(200, plan, 1000)[0] == (0, plan.frames)  # never above the plan's window
 
 
-def test_a_chunks_first_window_has_its_own_context():
-    plan = WindowPlan(first_context=(12, 4))
-    asr, f0, energy, phase, style = _inputs()
-    seen = []
-
-    def decode(window):
-        # Where each window starts (the fake asr's columns are unique) and how long it is.
-        seen.append((int(np.flatnonzero(asr[0, 0] == window["asr"][0, 0, 0])[0]), window["asr"].shape[2]))
-        return _fake_decode(window)
-
-    lo, hi = 20, 280  # the padding's frames outside (see speech_frames)
-    pieces = list(stream_frames(decode, asr, f0, energy, phase, style, plan, (lo, hi)))
-    assert sum(p.size for p in pieces) == (hi - lo) * FRAME_SAMPLES  # every frame once
-    c, first = plan.context, plan.first_frames
-    assert seen[0] == (lo - 12, 12 + first + 4)  # 12 frames of padding before, 4 after
-    assert seen[1] == (lo + first - c, c + 2 * first + c)  # later ones: the plan's context
-    # At the very start of the frames there is nothing before the first window.
-    seen.clear()
-    list(stream_frames(decode, asr, f0, energy, phase, style, plan, (5, hi)))
-    assert seen[0] == (0, 5 + first + 4)
-
-
 def _spans_with(budget_frames, n=N_FRAMES, plan=None):
     """The sizes (context included) of the windows stream_frames decodes when each later
     one may have ``budget_frames()`` frames of its own; and the samples it yields."""
@@ -131,7 +109,7 @@ def test_a_budget_sizes_each_later_window_within_the_plan():
     c = plan.context
     # The first window is the plan's; then at least later_frames, at most the plan's window.
     assert seen[:5] == [
-        plan.first_frames + plan.first_context[1],  # nothing before the chunk's first frame
+        plan.first_frames + c,
         plan.later_frames + 2 * c,
         24 + 2 * c,
         40 + 2 * c,
@@ -146,15 +124,14 @@ def test_a_budget_sizes_each_later_window_within_the_plan():
 def test_a_short_remainder_is_absorbed_only_in_time_else_its_window_reaches_back():
     plan = WindowPlan(later_frames=16)
     c, n, tail = plan.context, 100, plan.frames // 2
-    after = plan.first_context[1]  # the first window's context after it
     # Windows of 30: after (16, 46) and (46, 76), 24 frames remain, too few for a window of
     # their own and too many to add in time: the last window decodes `tail` frames before it.
     seen, samples = _spans_with(lambda: 30, n, plan)
     assert samples == n * FRAME_SAMPLES
-    assert seen == [16 + after, 30 + 2 * c, 30 + 2 * c, tail + c]  # 24 own + (tail - 24) + c before
+    assert seen == [16 + c, 30 + 2 * c, 30 + 2 * c, tail + c]  # 24 own + (tail - 24) + c before
     # In time (84 frames allowed): the second window takes the rest.
     seen, samples = _spans_with(lambda: 90, n, plan)
-    assert seen == [16 + after, 84 + c] and samples == n * FRAME_SAMPLES
+    assert seen == [16 + c, 84 + c] and samples == n * FRAME_SAMPLES
     # Without a budget, windows grow and absorb a short remainder as before.
     assert windows(n, plan) == [(0, 16), (16, 48), (48, n)]
 

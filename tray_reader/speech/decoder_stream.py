@@ -46,20 +46,9 @@ class WindowPlan:
     three sentences (0.75-1.0 -> 0.86-0.94 together with a 16-frame first window)."""
     crossfade: int = 1200
     """Samples over which consecutive windows are blended (linear); at most context x 600."""
-    first_context: tuple[int, int] = (10, 4)
-    """Frames of context before and after a chunk's first window. Before it there is only
-    the leading padding's silence (see `speech_frames`), but the window's instance norms
-    need to see it, as a whole-chunk run's do: over 112 first-chunk renders (28 sentences,
-    4 voices), the first piece's log-mel distance to a whole-chunk render, median, was
-    4.60 dB with 8 frames before and 8 after, 4.36 with 8/4, 3.93 with 10/4 (6/8: 5.00,
-    4/8: 6.05 over 16 renders); word recall of the chunks 0.801 with 8/8, 0.795 with 10/4,
-    0.785 with 8/4 (whole renders 0.828). 10/4 decodes 30 frames instead of 32 for the
-    first piece."""
 
     def __post_init__(self) -> None:
         if self.first_frames < 1 or self.frames < self.first_frames or self.context < 0:
-            raise ValueError(f"bad window plan {self}")
-        if min(self.first_context) < 0:
             raise ValueError(f"bad window plan {self}")
         if self.crossfade > self.context * FRAME_SAMPLES:
             raise ValueError("the cross-fade must fit inside the left context")
@@ -161,8 +150,8 @@ def stream_frames(
     first, last = frames or (0, n)
     spans = _spans(first, last, plan, first_frames, budget if submit is None else None)
 
-    def inputs(a: int, start: int, end: int) -> dict[str, np.ndarray]:
-        b = min(n, end + (plan.first_context[1] if start == first else plan.context))
+    def inputs(a: int, end: int) -> dict[str, np.ndarray]:
+        b = min(n, end + plan.context)
         offset = phase[:, 2 * a - 1 : 2 * a, :] if a > 0 else np.zeros((1, 1, phase.shape[2]), np.float32)
         return {
             "asr": np.ascontiguousarray(asr[:, :, a:b]),
@@ -176,14 +165,14 @@ def stream_frames(
         if submit is None:
             for span in spans:  # each span is chosen just before it is decoded
                 a = _left_edge(*span, first, last, plan)
-                yield span, a, decode(inputs(a, *span))
+                yield span, a, decode(inputs(a, span[1]))
             return
 
         ahead = [(span, _left_edge(*span, first, last, plan)) for span in spans]
 
         def job(i: int) -> Callable[[], np.ndarray]:
-            span, a = ahead[i]
-            return lambda: decode(inputs(a, *span))
+            (_, end), a = ahead[i]
+            return lambda: decode(inputs(a, end))
 
         futures = [submit(job(i)) for i in range(min(2, len(ahead)))]
         try:
@@ -212,7 +201,7 @@ def _left_edge(start: int, end: int, first: int, last: int, plan: WindowPlan) ->
     window reaches further back, so its instance norms see as much speech as a window of
     half the plan's size, not mostly the trailing silence: log-mel distance of the last
     0.6 s to a whole-chunk render, median over 60 chunks, 3.6 dB against 5.2 dB without."""
-    reach = plan.first_context[0] if start == first else plan.context
+    reach = plan.context
     if end == last and start > first:
         reach = max(reach, plan.frames // 2 - (end - start) + plan.context)
     return max(0, start - reach)
