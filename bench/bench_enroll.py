@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tray_reader import model_files  # noqa: E402
 from tray_reader.speech.engine import KokoroEngine  # noqa: E402
-from tray_reader.speech.frontend import TextFrontEnd  # noqa: E402
-from tray_reader.speech.g2p import EnglishPhonemizer  # noqa: E402
+from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
+from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
 from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match  # noqa: E402

@@ -32,10 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.asr import recognise, word_recall  # noqa: E402
 from tray_reader import model_files  # noqa: E402
-from tray_reader.speech import fast_model as fm  # noqa: E402
-from tray_reader.speech.decoder_stream import WindowPlan, stream_frames  # noqa: E402
-from tray_reader.speech.engine import _session  # noqa: E402
-from tray_reader.speech.split_model import split  # noqa: E402
+from tray_reader.model import (
+    calibration,  # noqa: E402
+    quality,  # noqa: E402
+    recipe,  # noqa: E402
+)
+from tray_reader.model.split import split  # noqa: E402
+from tray_reader.speech.sessions import make_session  # noqa: E402
+from tray_reader.speech.types import SAMPLE_RATE  # noqa: E402
+from tray_reader.speech.windows import WindowPlan, stream_frames  # noqa: E402
 
 
 def load() -> str:
@@ -46,7 +51,7 @@ def models(args: argparse.Namespace, base: bytes) -> tuple[bytes, bytes]:
     if args.models and (args.models / "derived.onnx").exists():
         return (args.models / "reference.onnx").read_bytes(), (args.models / "derived.onnx").read_bytes()
     t0 = time.perf_counter()
-    reference, derived = fm.derive(base, fm.sentence_feeds(fm.calibration_renders()))
+    reference, derived = recipe.derive(base, calibration.sentence_feeds(calibration.calibration_renders()))
     print(f"derived the model in {time.perf_counter() - t0:.0f} s (load {load()})")
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
@@ -55,11 +60,13 @@ def models(args: argparse.Namespace, base: bytes) -> tuple[bytes, bytes]:
     return reference, derived
 
 
-def rtf(named: dict[str, bytes], feeds: list[fm.Feeds], threads: int, rounds: int) -> dict[str, float]:
+def rtf(
+    named: dict[str, bytes], feeds: list[calibration.Feeds], threads: int, rounds: int
+) -> dict[str, float]:
     sessions = {}
     for name, data in named.items():
         t0 = time.perf_counter()
-        sessions[name] = _session(data, threads)
+        sessions[name] = make_session(data, threads)
         print(f"  session load {name}: {time.perf_counter() - t0:.2f} s")
     for s in sessions.values():  # warm-up on every length
         for f in feeds:
@@ -71,16 +78,16 @@ def rtf(named: dict[str, bytes], feeds: list[fm.Feeds], threads: int, rounds: in
             for name in order if r % 2 == 0 else order[::-1]:
                 t0 = time.perf_counter()
                 audio = sessions[name].run(None, f)[0]
-                samples[name].append((time.perf_counter() - t0) / (audio.size / fm.SAMPLE_RATE))
+                samples[name].append((time.perf_counter() - t0) / (audio.size / SAMPLE_RATE))
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def streaming_runner(model: bytes) -> fm.Run:
+def streaming_runner(model: bytes) -> quality.Run:
     """The engine's split + windowed decoding, applied to ``model``."""
     parts = split(model)
-    features, decoder = _session(parts.features, 2), _session(parts.decoder, 2)
+    features, decoder = make_session(parts.features, 2), make_session(parts.decoder, 2)
 
-    def run(feeds: fm.Feeds) -> np.ndarray:
+    def run(feeds: calibration.Feeds) -> np.ndarray:
         asr, f0, energy, phase = features.run(None, feeds)
         pieces = stream_frames(
             lambda w: decoder.run(None, w)[0], asr, f0, energy, phase, feeds["style"], WindowPlan()
@@ -101,8 +108,8 @@ def main() -> None:
 
     base = model_files.kokoro_model_bytes()
     reference, derived = models(args, base)
-    renders = fm.held_out_renders()
-    feeds = fm.sentence_feeds(renders)
+    renders = calibration.held_out_renders()
+    feeds = calibration.sentence_feeds(renders)
     timed = feeds
 
     print(f"\n## real-time factor, median of {args.rounds} interleaved rounds x {len(timed)} sentences")
@@ -122,15 +129,21 @@ def main() -> None:
         "sentence / voice                  d(ref,shp) d(ref,der) d(shp,der) d(der,der-win) d(shp,shp-win)"
         "  recall shipped / float / derived / derived-win / shipped-win"
     )
-    run = {name: fm.session_runner(data) for name, data in (("s", base), ("r", reference), ("d", derived))}
+    run = {
+        name: quality.session_runner(data) for name, data in (("s", base), ("r", reference), ("d", derived))
+    }
     windowed, shipped_windowed = streaming_runner(derived), streaming_runner(base)
     rows = []
-    report = fm.QualityReport()
+    report = quality.QualityReport()
     for (sentence, voice), f in zip(renders, feeds, strict=True):
         s, r, d, dw, sw = run["s"](f), run["r"](f), run["d"](f), windowed(f), shipped_windowed(f)
-        rec = [word_recall(sentence, recognise(x, fm.SAMPLE_RATE)) for x in (s, r, d, dw, sw)]
-        dist = [fm.log_mel_distance(r, s), fm.log_mel_distance(r, d), fm.log_mel_distance(s, d)]
-        dist += [fm.log_mel_distance(d, dw), fm.log_mel_distance(s, sw)]
+        rec = [word_recall(sentence, recognise(x, SAMPLE_RATE)) for x in (s, r, d, dw, sw)]
+        dist = [
+            quality.log_mel_distance(r, s),
+            quality.log_mel_distance(r, d),
+            quality.log_mel_distance(s, d),
+        ]
+        dist += [quality.log_mel_distance(d, dw), quality.log_mel_distance(s, sw)]
         report.shipped_vs_reference_db.append(dist[0])
         report.vs_reference_db.append(dist[1])
         report.vs_shipped_db.append(dist[2])
@@ -146,7 +159,7 @@ def main() -> None:
         "  " + " / ".join(f"{x:.2f}" for x in m[5:])
     )
     report.judge()
-    print(f"\nquality gate {fm.GATE}: {'PASS' if report.passed else 'FAIL'} ({report.reason})")
+    print(f"\nquality gate {quality.GATE}: {'PASS' if report.passed else 'FAIL'} ({report.reason})")
     print(f"load at the end: {load()}")
 
 

@@ -88,8 +88,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def _frontend():
-    from tray_reader.speech.frontend import TextFrontEnd
-    from tray_reader.speech.g2p import EnglishPhonemizer
+    from tray_reader.text.frontend import TextFrontEnd
+    from tray_reader.text.g2p import EnglishPhonemizer
 
     phonemizer = EnglishPhonemizer()
     frontend = TextFrontEnd(phonemizer)
@@ -280,7 +280,7 @@ def bench_rtf(frontend, pack, runs: int, parallel: bool = False) -> None:
         for decoder in DECODERS:
             e = KokoroEngine.load(threads, **_decoder_flags(decoder))
             e.parallel_windows = parallel
-            engines[(threads, e.decoder_kind)] = e
+            engines[(threads, e.decoder_kind.value)] = e
     for e in engines.values():
         e.warm_up(pack)
     times: dict[tuple[int, str, str], list[float]] = {}
@@ -308,7 +308,7 @@ def bench_rtf(frontend, pack, runs: int, parallel: bool = False) -> None:
 
 
 def bench_seams(engine, frontend, pack) -> None:
-    from bench.audio_metrics import log_mel_distance, snr_db
+    from tray_reader.model.quality import log_mel_distance
 
     lmd, snr = [], []
     for ids in _all_ids(frontend):
@@ -354,7 +354,7 @@ def child_ready(threads: int, decoder: str) -> None:
                 "load": engine.load_seconds,
                 "warm": engine.warm_seconds,
                 "streaming": engine.streaming,
-                "decoder": engine.decoder_kind,
+                "decoder": engine.decoder_kind.value,
             }
         )
     )
@@ -416,7 +416,7 @@ def child_rss(words: int, threads: int, streaming: bool, decoder: str, parallel:
                 "audio_s": counting.samples / 24_000,
                 "compute_s": time.perf_counter() - t0,
                 "longest_chunk_ids": counting.longest,
-                "decoder": engine.decoder_kind,
+                "decoder": engine.decoder_kind.value,
             }
         )
     )
@@ -440,7 +440,7 @@ def main() -> None:
         choices=DECODERS,
         default="fused",
         help="part B for ready, first audio, seams and RSS: the derived fast one with its "
-        "compiled operator, or without it, when built (python -m tray_reader.speech.fast_model), "
+        "compiled operator, or without it, when built (python -m tray_reader.model.fast), "
         "or the shipped one; RTF measures each",
     )
     ap.add_argument(
@@ -479,7 +479,7 @@ def main() -> None:
     if {"first", "gaps", "seams"} - set(args.skip):
         engine = KokoroEngine.load(args.threads, **_decoder_flags(args.decoder))
         engine.warm_up(pack)
-        print(f"first audio and seams with the {engine.decoder_kind} decoder")
+        print(f"first audio and seams with the {engine.decoder_kind.value} decoder")
         if "first" not in args.skip:
             bench_first_audio(engine, frontend, pack, args.runs)
         if "gaps" not in args.skip:
@@ -502,3 +502,10 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def snr_db(reference: np.ndarray, other: np.ndarray) -> float:
+    """Signal-to-difference ratio in dB (the first min(len) samples)."""
+    n = min(reference.size, other.size)
+    noise = np.sum((reference[:n] - other[:n]) ** 2)
+    return float(10 * np.log10(np.sum(reference[:n] ** 2) / max(noise, 1e-20)))

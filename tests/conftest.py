@@ -9,7 +9,7 @@ pytest_plugins = ["tests.fixtures_audio", "tests.fixtures_desktop"]
 
 @pytest.fixture(scope="session")
 def phonemizer():
-    from tray_reader.speech.g2p import EnglishPhonemizer
+    from tray_reader.text.g2p import EnglishPhonemizer
 
     return EnglishPhonemizer()
 

@@ -15,8 +15,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from tray_reader.speech import custom_ops
-from tray_reader.speech import graph_rewrites as gr
+from tray_reader.model import custom_ops
+from tray_reader.model import rewrites as gr
 
 
 @pytest.fixture(scope="module")
@@ -475,8 +475,8 @@ def decoder_source(engine, phonemizer):
     from onnx import numpy_helper as nh
 
     from tray_reader import model_files
-    from tray_reader.speech.frontend import TextFrontEnd
-    from tray_reader.speech.split_model import cached_split
+    from tray_reader.model.split import cached_split
+    from tray_reader.text.frontend import TextFrontEnd
 
     decoder = onnx.load_from_string(cached_split(model_files.kokoro_model_bytes).decoder)
     stft = next(n for n in decoder.graph.node if n.op_type == "STFT")

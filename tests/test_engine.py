@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tray_reader import model_files
-from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.text.frontend import TextFrontEnd
 
 
 def test_synthesis_gives_non_silent_audio_of_plausible_length(engine, phonemizer):

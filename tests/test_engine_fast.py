@@ -1,4 +1,4 @@
-"""The engine with the derived fast decoder (fast_model.py), built for real, and its fused
+"""The engine with the derived fast decoder (tray_reader/model/), built for real, and its fused
 variant with the compiled operators (custom_ops.py).
 
 `./dev setup` builds them into the user cache (about two minutes on 2 quiet cores; it
@@ -15,12 +15,13 @@ import logging
 import numpy as np
 import pytest
 
-from bench.audio_metrics import log_mel_distance
 from tests.asr import recognise, word_recall
 from tray_reader import model_files
-from tray_reader.speech import fast_model
+from tray_reader.model import build, cache, quality, recipe
+from tray_reader.model.quality import log_mel_distance
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.frontend import TextFrontEnd
+from tray_reader.speech.types import DecoderKind
+from tray_reader.text.frontend import TextFrontEnd
 
 SENTENCES = (
     "When the evening bell rang across the valley, the farmers gathered their tools and walked home.",
@@ -36,17 +37,19 @@ renders (14 sentences, 2 voices) 0.84 vs 0.81, and 2.5-2.9 dB log-mel apart."""
 
 @pytest.fixture(scope="module")
 def fast_engine():
-    if fast_model.cached_decoder() is None or fast_model.cached_fused_decoder() is None:
-        assert fast_model.build_command(None, 2, check=False, force=True, out=print) == 0
+    if cache.cached_decoder() is None or cache.cached_fused_decoder() is None:
+        assert build.build_command(None, 2, check=False, force=True, out=print) == 0
     engine = KokoroEngine.load(2, fast=True, fused=False)
-    assert engine.decoder_kind == "fast"
+    assert engine.decoder_kind is DecoderKind.FAST
     return engine
 
 
 @pytest.fixture(scope="module")
 def fused_engine(fast_engine):
     engine = KokoroEngine.load(2)
-    assert engine.decoder_kind == "fused", "the fused decoder did not build or load: see the build's output"
+    assert engine.decoder_kind is DecoderKind.FUSED, (
+        "the fused decoder did not build or load: see the build's output"
+    )
     return engine
 
 
@@ -58,7 +61,7 @@ def pack():
 def test_fast_decoder_streams_intelligible_speech_close_to_the_shipped_one(
     fast_engine, engine, phonemizer, pack, monkeypatch
 ):
-    assert engine.decoder_kind == "shipped"
+    assert engine.decoder_kind is DecoderKind.SHIPPED
     # The same windows for both (timed windows would give the slower decoder smaller ones).
     for e in (fast_engine, engine):
         monkeypatch.setattr(e, "timed_windows", False)
@@ -72,7 +75,7 @@ def test_fast_decoder_streams_intelligible_speech_close_to_the_shipped_one(
         assert np.isfinite(fast).all() and np.sqrt(np.mean(fast**2)) > 0.02
         # The build's gate allows 4.5 dB on whole renders; streamed, both decoders meet
         # the same window edges, so the bound carries over.
-        assert log_mel_distance(shipped, fast) < fast_model.GATE.max_vs_shipped_db, sentence
+        assert log_mel_distance(shipped, fast) < quality.GATE.max_vs_shipped_db, sentence
         recall["fast"].append(word_recall(sentence, recognise(fast, 24_000)))
         recall["shipped"].append(word_recall(sentence, recognise(shipped, 24_000)))
     # One sentence's recall is noisy (0.69 vs 0.94 on the first); the mean is not.
@@ -104,25 +107,25 @@ def test_an_unloadable_fused_decoder_falls_back_to_the_fast_one(
 ):
     library = tmp_path / "libnothing.so"
     library.write_bytes(b"not a library")
-    monkeypatch.setattr(fast_model, "cached_fused_decoder", lambda cache_dir=None: (b"x", library))
+    monkeypatch.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: (b"x", library))
     with caplog.at_level(logging.WARNING):
         engine = KokoroEngine.load(1)
-    assert engine.decoder_kind == "fast" and "fused decoder unusable" in caplog.text
+    assert engine.decoder_kind is DecoderKind.FAST and "fused decoder unusable" in caplog.text
     assert np.concatenate(list(engine.stream(list(range(40, 60)), pack, 1.0))).size > 0
 
 
 def test_the_setting_off_keeps_the_shipped_decoder(fast_engine):
-    assert KokoroEngine.load(1, fast=False).decoder_kind == "shipped"
+    assert KokoroEngine.load(1, fast=False).decoder_kind is DecoderKind.SHIPPED
 
 
 def test_an_unloadable_fast_decoder_falls_back_to_the_shipped_one(fast_engine, monkeypatch, caplog, pack):
     # Bytes that pass the cache's checks but that onnxruntime refuses (say, a newer
     # onnxruntime that no longer reads them): the engine keeps streaming with the shipped one.
-    monkeypatch.setattr(fast_model, "cached_decoder", lambda cache_dir=None: b"not an onnx model")
-    monkeypatch.setattr(fast_model, "cached_fused_decoder", lambda cache_dir=None: None)
+    monkeypatch.setattr(cache, "cached_decoder", lambda cache_dir=None: b"not an onnx model")
+    monkeypatch.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: None)
     with caplog.at_level(logging.WARNING):
         engine = KokoroEngine.load(1)
-    assert engine.decoder_kind == "shipped" and engine.streaming
+    assert engine.decoder_kind is DecoderKind.SHIPPED and engine.streaming
     assert "fast decoder unusable" in caplog.text
     assert np.concatenate(list(engine.stream(list(range(40, 60)), pack, 1.0))).size > 0
 
@@ -143,8 +146,8 @@ def test_doctor_reports_the_built_decoder_and_does_not_build_it_twice(fast_engin
 def test_the_built_decoder_has_its_graph_rewrites(fast_engine):
     import onnx
 
-    model = onnx.load_from_string(fast_model.cached_decoder())
-    generator = [n for n in model.graph.node if n.name.startswith(fast_model.GENERATOR)]
+    model = onnx.load_from_string(cache.cached_decoder())
+    generator = [n for n in model.graph.node if n.name.startswith(recipe.GENERATOR)]
     # Every AdaIN is one InstanceNormalization, every snake activation has no Sin left
     # (the harmonic source and the inverse STFT still use Sin: they are not snakes).
     assert not [n.name for n in generator if n.op_type == "ReduceMean"]
@@ -155,9 +158,9 @@ def test_the_built_decoder_has_its_graph_rewrites(fast_engine):
 def test_the_fused_decoder_has_one_operator_per_activation(fused_engine):
     import onnx
 
-    from tray_reader.speech import custom_ops
+    from tray_reader.model import custom_ops
 
-    data, _ = fast_model.cached_fused_decoder()
+    data, _ = cache.cached_fused_decoder()
     model = onnx.load_from_string(data)
     ops = [n.op_type for n in model.graph.node]
     # 3 resblocks x 3 dilations x 2 activations in each of the 2 upsampling stages, and

@@ -28,7 +28,7 @@ TEXT_B = "Please call Stella and ask her to bring these things with her from the
 
 @pytest.fixture(scope="module")
 def enroller(engine, phonemizer):
-    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.text.frontend import TextFrontEnd
 
     return Enroller(
         VoiceRenderer(engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()

@@ -245,7 +245,7 @@ SPOKEN = (
 
 @pytest.mark.desktop
 def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, monkeypatch):
-    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.voices import stock_profiles
     from tray_reader.voices.embedder import SpeakerEmbedder
     from tray_reader.voices.enroll import Enroller, EnrollSettings

@@ -16,7 +16,8 @@ import onnx
 import pytest
 
 from tray_reader import model_files
-from tray_reader.speech import fast_model as fm
+from tray_reader.files import sha256
+from tray_reader.model import build, cache, calibration, quality, recipe
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def base() -> bytes:
 
 @pytest.fixture(scope="module")
 def dequantized(base) -> onnx.ModelProto:
-    return fm.dequantize(onnx.load_from_string(base))
+    return recipe.dequantize(onnx.load_from_string(base))
 
 
 def _ops(model: onnx.ModelProto, prefix: str, op: str) -> int:
@@ -47,56 +48,62 @@ def test_dequantize_makes_only_the_decoder_float(base, dequantized):
 
 def test_generator_scope_leaves_the_rest_of_the_decoder_as_shipped(base):
     shipped = onnx.load_from_string(base)
-    model = fm.dequantize(shipped, scope=fm.GENERATOR)
-    assert _ops(model, fm.GENERATOR, "ConvInteger") == 0
-    assert _ops(model, fm.GENERATOR, "Conv") == 51
+    model = recipe.dequantize(shipped, scope=recipe.GENERATOR)
+    assert _ops(model, recipe.GENERATOR, "ConvInteger") == 0
+    assert _ops(model, recipe.GENERATOR, "Conv") == 51
     for op in ("ConvInteger", "MatMulInteger"):
-        assert _ops(model, "", op) - _ops(model, fm.GENERATOR, op) == _ops(shipped, "", op) - _ops(
-            shipped, fm.GENERATOR, op
+        assert _ops(model, "", op) - _ops(model, recipe.GENERATOR, op) == _ops(shipped, "", op) - _ops(
+            shipped, recipe.GENERATOR, op
         )
 
 
 def test_generator_convs_leave_conv_post_in_float(dequantized):
-    nodes = fm.generator_convs(dequantized)
+    nodes = recipe.generator_convs(dequantized)
     assert len(nodes) == 50
-    assert all(n.startswith(fm.GENERATOR) for n in nodes)
+    assert all(n.startswith(recipe.GENERATOR) for n in nodes)
     assert not [n for n in nodes if "conv_post" in n]
 
 
 def test_dequantized_model_sounds_like_the_shipped_one(base, dequantized, phonemizer):
-    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.text.frontend import TextFrontEnd
 
     ids = TextFrontEnd(phonemizer).ids(phonemizer("Please open the window and turn on the light."))
-    feeds = fm.model_feeds(ids, model_files.stock_pack("af_heart"))
-    shipped = fm.session_runner(base)(feeds)
-    reference = fm.session_runner(dequantized.SerializeToString())(feeds)
+    feeds = calibration.model_feeds(ids, model_files.stock_pack("af_heart"))
+    shipped = quality.session_runner(base)(feeds)
+    reference = quality.session_runner(dequantized.SerializeToString())(feeds)
     # The encoder is untouched, so durations (and the length) are identical; what differs
     # is the shipped model's own quantisation error, measured at ~1 dB.
     assert reference.size == shipped.size
-    assert fm.log_mel_distance(reference, shipped) < 2.0
+    assert quality.log_mel_distance(reference, shipped) < 2.0
 
 
 def test_split_still_finds_the_boundary_in_the_dequantized_model(dequantized):
-    from tray_reader.speech.split_model import split
+    from tray_reader.model.split import split
 
     parts = split(dequantized.SerializeToString())
     decoder = onnx.load_from_string(parts.decoder)
-    assert _ops(decoder, fm.GENERATOR, "Conv") == 51
+    assert _ops(decoder, recipe.GENERATOR, "Conv") == 51
 
 
-def test_log_mel_distance_is_the_bench_measure():
-    from bench.audio_metrics import log_mel_distance
-
+def test_log_mel_distance_grows_with_the_difference_and_ignores_silence():
     rng = np.random.default_rng(1)
     t = np.arange(24_000) / 24_000
     a = (np.sin(2 * np.pi * 220 * t) * np.hanning(t.size)).astype(np.float32)
-    b = a + 0.01 * rng.standard_normal(a.size).astype(np.float32)
-    assert fm.log_mel_distance(a, b) == pytest.approx(log_mel_distance(a, b), rel=1e-9)
-    assert fm.log_mel_distance(a, a) == 0.0
+    noise = rng.standard_normal(a.size).astype(np.float32)
+    assert quality.log_mel_distance(a, a) == 0.0
+    small, large = (
+        quality.log_mel_distance(a, a + 0.001 * noise),
+        quality.log_mel_distance(a, a + 0.05 * noise),
+    )
+    assert 0.0 < small < large
+    assert quality.log_mel_distance(a, np.zeros_like(a)) > 20.0
+    # Frames far below the reference's loudest are not counted: noise there costs nothing.
+    quiet = np.concatenate([a, np.zeros(24_000, np.float32)])
+    assert quality.log_mel_distance(quiet, np.concatenate([a, 1e-4 * noise])) < small + 1e-6
 
 
-def _report(ref_db: list[float], shipped_db: list[float]) -> fm.QualityReport:
-    return fm.QualityReport(vs_reference_db=ref_db, vs_shipped_db=shipped_db).judge()
+def _report(ref_db: list[float], shipped_db: list[float]) -> quality.QualityReport:
+    return quality.QualityReport(vs_reference_db=ref_db, vs_shipped_db=shipped_db).judge()
 
 
 @pytest.mark.parametrize(
@@ -115,69 +122,71 @@ def test_quality_gate(ref_db, shipped_db, passed):
     assert report.reason
 
 
-BASE = fm._sha256(b"base model")
-OTHER = fm._sha256(b"another base")
-GOOD = fm.QualityReport(vs_reference_db=[2.9], vs_shipped_db=[2.8], shipped_vs_reference_db=[1.0]).judge()
+BASE = sha256(b"base model")
+OTHER = sha256(b"another base")
+GOOD = quality.QualityReport(
+    vs_reference_db=[2.9], vs_shipped_db=[2.8], shipped_vs_reference_db=[1.0]
+).judge()
 
 
 def test_loader_returns_a_stored_model_that_passed(tmp_path):
-    fm.store(BASE, b"derived model", GOOD, tmp_path)
-    assert fm.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
+    cache.store(BASE, b"derived model", GOOD, tmp_path)
+    assert cache.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
 
 
 def test_loader_finds_nothing_in_an_empty_cache(tmp_path):
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_built_from_another_base(tmp_path):
-    fm.store(BASE, b"derived model", GOOD, tmp_path)
-    assert fm.derived_decoder_bytes(OTHER, tmp_path) is None
+    cache.store(BASE, b"derived model", GOOD, tmp_path)
+    assert cache.derived_decoder_bytes(OTHER, tmp_path) is None
 
 
 def test_loader_ignores_a_corrupt_model(tmp_path):
-    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
+    path = cache.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"derived modeL")
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_whose_checksum_file_was_rewritten(tmp_path):
-    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
+    path = cache.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"other bytes")
-    (path.parent / fm.CHECKSUM_FILE).write_text(fm._sha256(b"other bytes"))
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None  # the report's checksum differs
+    (path.parent / cache.CHECKSUM_FILE).write_text(sha256(b"other bytes"))
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None  # the report's checksum differs
 
 
 def test_loader_ignores_a_model_that_failed_its_gate(tmp_path):
     bad = _report([5.0], [5.0])
-    fm.store(BASE, b"derived model", bad, tmp_path)
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
+    cache.store(BASE, b"derived model", bad, tmp_path)
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
 
 
-@pytest.mark.parametrize("change", [{"recipe": fm.RECIPE_VERSION - 1}, {"passed": "yes"}, None])
+@pytest.mark.parametrize("change", [{"recipe": recipe.RECIPE_VERSION - 1}, {"passed": "yes"}, None])
 def test_loader_ignores_a_report_it_cannot_trust(tmp_path, change):
-    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
-    report = path.parent / fm.REPORT_FILE
+    path = cache.store(BASE, b"derived model", GOOD, tmp_path)
+    report = path.parent / cache.REPORT_FILE
     if change is None:
         report.write_text("{ not json")
     else:
         report.write_text(json.dumps({**json.loads(report.read_text()), **change}))
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_an_entry_without_its_report(tmp_path):
-    path = fm.store(BASE, b"derived model", GOOD, tmp_path)
-    (path.parent / fm.REPORT_FILE).unlink()
-    assert fm.derived_decoder_bytes(BASE, tmp_path) is None
+    path = cache.store(BASE, b"derived model", GOOD, tmp_path)
+    (path.parent / cache.REPORT_FILE).unlink()
+    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
 
 
 def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    entry = fm.entry_dir(BASE)
+    entry = cache.entry_dir(BASE)
     assert entry.parent == tmp_path / "tray-reader" / "fast-model"
-    from tray_reader.speech.custom_ops import source_sha256
+    from tray_reader.model.custom_ops import source_sha256
 
     # A changed recipe or changed compiled operators are a new entry, built and measured anew.
-    assert entry.name.endswith(f"recipe{fm.RECIPE_VERSION}-ops{source_sha256()[:8]}")
+    assert entry.name.endswith(f"recipe{recipe.RECIPE_VERSION}-ops{source_sha256()[:8]}")
 
 
 def _fused(tmp_path, library: bytes = b"library bytes", report=None):
@@ -188,48 +197,48 @@ def _fused(tmp_path, library: bytes = b"library bytes", report=None):
 
 
 def test_the_fused_decoder_comes_with_its_library_when_both_check_out(tmp_path):
-    fm.store(BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path))
-    data, library = fm.derived_fused_decoder(BASE, tmp_path)
+    cache.store(BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path))
+    data, library = cache.derived_fused_decoder(BASE, tmp_path)
     assert data == b"fused model" and library.read_bytes() == b"library bytes"
-    assert library.parent == fm.entry_dir(BASE, tmp_path)  # a copy in the entry, not the build's
+    assert library.parent == cache.entry_dir(BASE, tmp_path)  # a copy in the entry, not the build's
 
 
 def test_no_fused_decoder_without_a_library(tmp_path):
-    fm.store(BASE, b"derived model", GOOD, tmp_path, None, "no C compiler (install gcc, or set CC)")
-    assert fm.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
-    assert fm.derived_fused_decoder(BASE, tmp_path) is None
-    report = json.loads((fm.entry_dir(BASE, tmp_path) / fm.REPORT_FILE).read_text())
+    cache.store(BASE, b"derived model", GOOD, tmp_path, None, "no C compiler (install gcc, or set CC)")
+    assert cache.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
+    assert cache.derived_fused_decoder(BASE, tmp_path) is None
+    report = json.loads((cache.entry_dir(BASE, tmp_path) / cache.REPORT_FILE).read_text())
     assert report["fused"] == {"passed": False, "reason": "no C compiler (install gcc, or set CC)"}
 
 
 @pytest.mark.parametrize("damaged", ["model", "library", "gate", "plain decoder"])
 def test_a_damaged_or_failed_fused_decoder_is_not_used(tmp_path, damaged):
-    from tray_reader.speech.custom_ops import LIBRARY
+    from tray_reader.model.custom_ops import LIBRARY
 
-    bad = fm.QualityReport([9.0] * 4, [9.0] * 4, [1.0] * 4).judge()
-    fm.store(
+    bad = quality.QualityReport([9.0] * 4, [9.0] * 4, [1.0] * 4).judge()
+    cache.store(
         BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path, report=bad if damaged == "gate" else None)
     )
-    entry = fm.entry_dir(BASE, tmp_path)
+    entry = cache.entry_dir(BASE, tmp_path)
     if damaged == "model":
-        (entry / fm.FUSED_FILE).write_bytes(b"fused modeL")
+        (entry / cache.FUSED_FILE).write_bytes(b"fused modeL")
     elif damaged == "library":
         (entry / LIBRARY).write_bytes(b"library byteS")
     elif damaged == "plain decoder":  # the fallback must have passed its gate too
-        report = json.loads((entry / fm.REPORT_FILE).read_text())
-        (entry / fm.REPORT_FILE).write_text(json.dumps({**report, "passed": False}))
-    assert fm.derived_fused_decoder(BASE, tmp_path) is None
+        report = json.loads((entry / cache.REPORT_FILE).read_text())
+        (entry / cache.REPORT_FILE).write_text(json.dumps({**report, "passed": False}))
+    assert cache.derived_fused_decoder(BASE, tmp_path) is None
 
 
 def test_a_build_without_a_compiler_is_redone_once_there_is_one(tmp_path, monkeypatch):
-    from tray_reader.speech import custom_ops
+    from tray_reader.model import custom_ops
 
-    fm.store(BASE, b"derived model", GOOD, tmp_path, None, custom_ops.NO_COMPILER)
-    entry = fm.entry_dir(BASE, tmp_path)
+    cache.store(BASE, b"derived model", GOOD, tmp_path, None, custom_ops.NO_COMPILER)
+    entry = cache.entry_dir(BASE, tmp_path)
     monkeypatch.setattr(custom_ops, "compiler", lambda: None)
-    assert not fm._compiler_came_since(entry)
+    assert not build._compiler_came_since(entry)
     monkeypatch.setattr(custom_ops, "compiler", lambda: "/usr/bin/cc")
-    assert fm._compiler_came_since(entry)
+    assert build._compiler_came_since(entry)
     # A compiler that failed is not retried at every setup.
-    fm.store(BASE, b"derived model", GOOD, tmp_path, None, "/usr/bin/cc failed: error")
-    assert not fm._compiler_came_since(entry)
+    cache.store(BASE, b"derived model", GOOD, tmp_path, None, "/usr/bin/cc failed: error")
+    assert not build._compiler_came_since(entry)

@@ -10,17 +10,17 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tray_reader.speech import letter_sounds
-from tray_reader.speech.engine import MAX_PHONEME_IDS
-from tray_reader.speech.frontend import (
+from tray_reader.text import letter_sounds
+from tray_reader.text.frontend import (
     FIRST_CHUNK_CHARS,
     MAX_CHUNK_IDS,
     PAUSES,
     TextFrontEnd,
     summarize_skipped,
 )
-from tray_reader.speech.normalize import normalize
-from tray_reader.speech.split import Boundary
+from tray_reader.text.normalize import normalize
+from tray_reader.text.sentences import Boundary
+from tray_reader.text.types import MAX_PHONEME_IDS
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from tray_reader.speech import graph_rewrites as gr
+from tray_reader.model import rewrites as gr
 
 C, T = 16, 300
 

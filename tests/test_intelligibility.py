@@ -13,8 +13,8 @@ import soundfile
 
 from tests.asr import recognise, word_recall
 from tray_reader import model_files
-from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+from tray_reader.text.frontend import TextFrontEnd
 
 SENTENCES = [
     "The weather today is cold and windy with some rain in the afternoon.",

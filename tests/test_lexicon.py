@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tray_reader.errors import ConfigError
-from tray_reader.speech.frontend import TextFrontEnd
-from tray_reader.speech.lexicon import Lexicon
+from tray_reader.text.frontend import TextFrontEnd
+from tray_reader.text.lexicon import Lexicon
 
 
 def write(tmp_path, body: str):

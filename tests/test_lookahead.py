@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tray_reader.speech.synthesis import AHEAD_LEAD, Synthesizer, fixed_voice
-from tray_reader.speech.types import TextChunk
+from tray_reader.text.types import TextChunk
 
 PACK = np.zeros((510, 1, 256), np.float32)
 

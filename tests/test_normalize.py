@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from tray_reader.speech import normalize as nz
-from tray_reader.speech import numwords
+from tray_reader.text import normalize as nz
+from tray_reader.text import numwords
 
 ISSUE_EXAMPLE = (
     "Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm.",

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tray_reader.speech import split
-from tray_reader.speech.split import Boundary, RawSentence
+from tray_reader.text import sentences as split
+from tray_reader.text.sentences import Boundary, RawSentence
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from tray_reader.speech.decoder_stream import WindowPlan, stream_frames, windows
 from tray_reader.speech.engine import LEAD_SHARE, PARALLEL_FRAMES, PARALLEL_SLOWDOWN, KokoroEngine
-from tray_reader.speech.split_model import FRAME_SAMPLES
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
-from tray_reader.speech.types import TextChunk
+from tray_reader.speech.types import FRAME_SAMPLES
+from tray_reader.speech.windows import WindowPlan, stream_frames, windows
+from tray_reader.text.types import TextChunk
 
 N_FRAMES = 300
 

@@ -15,13 +15,13 @@ import logging
 import numpy as np
 import pytest
 
-from bench.audio_metrics import log_mel_distance
 from tests.asr import recognise, word_recall
 from tray_reader import model_files
-from tray_reader.speech.decoder_stream import WindowPlan, windows
+from tray_reader.model.quality import log_mel_distance
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.frontend import TextFrontEnd
-from tray_reader.speech.split_model import FRAME_SAMPLES
+from tray_reader.speech.types import FRAME_SAMPLES
+from tray_reader.speech.windows import WindowPlan, windows
+from tray_reader.text.frontend import TextFrontEnd
 
 SENTENCE = "When the evening bell rang across the valley, the farmers gathered their tools and walked home."
 LOG_MEL_BOUND_DB = 8.0
@@ -142,7 +142,7 @@ def test_stopping_the_stream_stops_decoding(engine, ids, pack):
 
 
 def test_falls_back_to_the_whole_model_when_the_split_fails(monkeypatch, caplog, ids, pack):
-    from tray_reader.speech import split_model
+    from tray_reader.model import split as split_model
 
     def broken(load_model, cache_dir=None):
         raise split_model.GraphSplitError("test")
@@ -157,7 +157,8 @@ def test_falls_back_to_the_whole_model_when_the_split_fails(monkeypatch, caplog,
 
 
 def test_split_cache_is_checked_and_rebuilt_when_corrupt(tmp_path, caplog):
-    from tray_reader.speech.split_model import PINNED_SHA256, _sha256, cached_split
+    from tray_reader.files import sha256 as _sha256
+    from tray_reader.model.split import PINNED_SHA256, cached_split
 
     loads = []
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tray_reader import model_files
-from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.synthesis import EDGE_FADE, Synthesizer, faded_pieces, fixed_voice
+from tray_reader.text.frontend import TextFrontEnd
 
 
 def test_faded_pieces_keeps_every_sample_and_fades_both_edges():

@@ -77,7 +77,7 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
     r = run(tmp_path, "voice", "add", "me", str(junk), "--yes")
     assert r.returncode == 2 and "not an audio file" in r.stderr
 
-    from tray_reader.speech.frontend import TextFrontEnd
+    from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.voices.render import VoiceRenderer
 
     renderer = VoiceRenderer(engine, TextFrontEnd(phonemizer))

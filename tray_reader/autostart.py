@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tray_reader.errors import AutostartError
+from tray_reader.files import write_atomic
 
 APP_ID = "tray-reader"
 LAUNCH_AGENT_LABEL = "io.github.tray-reader"
@@ -54,10 +55,7 @@ def _desktop_exec(command: Sequence[str]) -> str:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     except OSError as e:
         raise AutostartError(f"Cannot write the autostart entry {path}: {e.strerror or e}.") from e
 

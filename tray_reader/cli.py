@@ -186,9 +186,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from tray_reader import doctor
 
     if args.build_fast_model:
-        from tray_reader.speech import fast_model
+        from tray_reader.model import build
 
-        return fast_model.build_command(None, args.threads or 2, check=False, force=False, out=print)
+        return build.build_command(None, args.threads or 2, check=False, force=False, out=print)
     lines, problems = doctor.report()
     print("\n".join(lines))
     return 1 if problems else 0

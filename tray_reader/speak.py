@@ -10,11 +10,11 @@ import numpy as np
 from tray_reader import config
 from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.frontend import TextFrontEnd, summarize_skipped
-from tray_reader.speech.g2p import EnglishPhonemizer
-from tray_reader.speech.lexicon import Lexicon
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import SAMPLE_RATE
+from tray_reader.text.frontend import TextFrontEnd, summarize_skipped
+from tray_reader.text.g2p import EnglishPhonemizer
+from tray_reader.text.lexicon import Lexicon
 
 DEFAULT_VOICE = "af_heart"
 

@@ -1,1 +1,1 @@
-"""Text to speech: the text front end, the Kokoro engine, streaming synthesis, the worker."""
+"""The speech runtime: phoneme ids to audio on threads (engine, decoder windows, synthesis, worker)."""

@@ -20,28 +20,23 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
-import os
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.speech.decoder_stream import Submit, WindowPlan, speech_frames, stream_frames
-from tray_reader.speech.split_model import FRAME_SAMPLES
-from tray_reader.speech.types import SAMPLE_RATE
+from tray_reader.speech.sessions import default_threads, make_session
+from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind
+from tray_reader.speech.windows import Submit, WindowPlan, speech_frames, stream_frames
+from tray_reader.text.types import MAX_PHONEME_IDS
 
 log = logging.getLogger(__name__)
 
-MAX_IDS = 510
-"""Most token ids one model run takes, including the two padding zeros."""
-MAX_PHONEME_IDS = MAX_IDS - 2
-"""Most phoneme ids one chunk may have."""
 DECODER_ARENA = True
 """The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
 so the arena is too, and without it every large tensor of every run was a fresh mmap: the
@@ -66,37 +61,6 @@ RTF 0.39, steady RSS 449 MB; two at once, 80 frames: 0.32, 523 MB; 64 frames: 0.
 483 MB; 48 frames: 0.37, 441 MB."""
 
 
-def default_threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
-
-
-def session_options(threads: int) -> ort.SessionOptions:
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    so.log_severity_level = 3
-    return so
-
-
-def _session(
-    model: bytes, threads: int, arena: bool = True, library: Path | None = None
-) -> ort.InferenceSession:
-    so = session_options(threads)
-    so.enable_cpu_mem_arena = arena
-    if library is not None:
-        so.register_custom_ops_library(str(library))
-    session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-    # onnxruntime's wrapper keeps the model bytes to re-create the session on another
-    # provider (a fallback only GPU providers use): 100 MB for our two parts, held for
-    # nothing. The session has its own copy of everything it needs.
-    if getattr(session, "_model_bytes", None) is model:
-        session._model_bytes = None
-    return session
-
-
 def _bound_heap_growth() -> None:
     """Serve large blocks from mmap and trim the heap eagerly (glibc only).
 
@@ -118,29 +82,19 @@ def _return_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def _fast_decoder(threads: int, fused: bool = True) -> tuple[ort.InferenceSession, str] | None:
-    """A session of the derived fast decoder if one is built and checks out (~1.4x faster
-    than the shipped one, see ``fast_model``), and its kind: "fused" when its variant with
-    the compiled operators is usable too (~1.3x faster again, see ``custom_ops``), else
-    "fast". None keeps the shipped one."""
-    from tray_reader.speech import fast_model
+def _derived_decoder(threads: int, fused: bool = True) -> tuple[ort.InferenceSession, DecoderKind] | None:
+    """A session of the best derived decoder that is built, checks out and loads, and its
+    kind; None keeps the shipped one."""
+    from tray_reader.model import derived_decoders
 
-    variant = fast_model.cached_fused_decoder() if fused else None
-    if variant is not None:
-        data, library = variant
+    for derived in derived_decoders(fused):
         try:
-            return _session(data, threads, arena=DECODER_ARENA, library=library), "fused"
-        except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the plain one works
-            log.warning("fused decoder unusable (%s: %s); using the fast one", type(e).__name__, e)
-        del data
-    derived = fast_model.cached_decoder()
-    if derived is None:
-        return None
-    try:
-        return _session(derived, threads, arena=DECODER_ARENA), "fast"
-    except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the shipped decoder works
-        log.warning("fast decoder unusable (%s: %s); using the shipped one", type(e).__name__, e)
-        return None
+            return make_session(
+                derived.data, threads, arena=DECODER_ARENA, library=derived.library
+            ), derived.kind
+        except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the next one works
+            log.warning("%s decoder unusable (%s: %s)", derived.kind.value, type(e).__name__, e)
+    return None
 
 
 @dataclass
@@ -161,10 +115,8 @@ class KokoroEngine:
     trim_padding: bool = True
     """Skip decoding most of the padding tokens' silence (split model only; see
     decoder_stream.speech_frames)."""
-    decoder_kind: str = "shipped"
-    """Which part B runs: "shipped"; "fast" (the derived static-int8 generator, see
-    ``fast_model``); "fused" (the same with its activations and its STFT as compiled
-    operators, see ``custom_ops``); or "whole" when the model is not split."""
+    decoder_kind: DecoderKind = DecoderKind.SHIPPED
+    """Which part B runs."""
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
@@ -200,9 +152,9 @@ class KokoroEngine:
         engine = cls._load_split(threads, plan or WindowPlan(), fast, fused) if streaming else None
         if engine is None:
             engine = cls(
-                session=_session(model_files.kokoro_model_bytes(), threads),
+                session=make_session(model_files.kokoro_model_bytes(), threads),
                 threads=threads,
-                decoder_kind="whole",
+                decoder_kind=DecoderKind.WHOLE,
             )
         _return_freed_memory()
         engine.load_seconds = time.perf_counter() - t0
@@ -211,18 +163,18 @@ class KokoroEngine:
     @classmethod
     def _load_split(cls, threads: int, plan: WindowPlan, fast: bool, fused: bool) -> KokoroEngine | None:
         try:
-            from tray_reader.speech.split_model import cached_split
+            from tray_reader.model.split import cached_split
 
             # The fast decoder first, the shipped parts after: the model bytes are freed
             # as soon as each session is made, keeping the peak while loading low.
-            made = _fast_decoder(threads, fused) if fast else None
-            decoder, kind = made if made is not None else (None, "shipped")
+            made = _derived_decoder(threads, fused) if fast else None
+            decoder, kind = made if made is not None else (None, DecoderKind.SHIPPED)
             parts = cached_split(model_files.kokoro_model_bytes, decoder=decoder is None)
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
-            features = _session(parts.features, threads, arena=False)
+            features = make_session(parts.features, threads, arena=False)
             if decoder is None:
-                decoder, kind = _session(parts.decoder, threads, arena=DECODER_ARENA), "shipped"
+                decoder, kind = make_session(parts.decoder, threads, arena=DECODER_ARENA), DecoderKind.SHIPPED
             del parts
         except ModelFileError:
             raise

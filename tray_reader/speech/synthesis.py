@@ -14,8 +14,9 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
-from tray_reader.speech.frontend import TextFrontEnd
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, TextChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.text.frontend import TextFrontEnd
+from tray_reader.text.types import TextChunk
 
 log = logging.getLogger(__name__)
 
@@ -329,8 +330,8 @@ def load_synthesizer(
     from concurrent.futures import ThreadPoolExecutor
 
     from tray_reader.errors import ConfigError
-    from tray_reader.speech.g2p import EnglishPhonemizer
-    from tray_reader.speech.lexicon import Lexicon
+    from tray_reader.text.g2p import EnglishPhonemizer
+    from tray_reader.text.lexicon import Lexicon
 
     try:
         lexicon = Lexicon.user()

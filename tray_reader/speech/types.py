@@ -1,7 +1,8 @@
-"""Small messages passed between the speech stages and the player."""
+"""The audio messages passed between the speech runtime and the player, and the model's rates."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -9,20 +10,8 @@ import numpy as np
 
 SAMPLE_RATE = 24_000
 """Kokoro's output rate in Hz."""
-
-
-@dataclass(frozen=True)
-class TextChunk:
-    """A piece of text small enough for one model run."""
-
-    text: str
-    """The normalised text that is spoken (what `say --show-text` prints)."""
-    phonemes: str
-    """Kokoro phoneme string for `text`."""
-    sentence: int
-    """Index of the sentence this chunk belongs to, counted over the whole request."""
-    pause_after: float
-    """Seconds of silence after this chunk (comma < sentence < paragraph)."""
+FRAME_SAMPLES = 600
+"""Output samples per frame of part A's ``asr`` (2 pitch frames x 300 samples, 24 kHz: 25 ms)."""
 
 
 @dataclass(frozen=True)
@@ -48,3 +37,12 @@ class AudioSink(Protocol):
 
     def flush(self) -> None:
         """Stop now: fade out and drop what is queued."""
+
+
+class DecoderKind(enum.Enum):
+    """Which part B (decoder + generator) the engine runs."""
+
+    SHIPPED = "shipped"  # the decoder as it comes in the pinned model
+    FAST = "fast"  # the derived static-int8 generator (tray_reader.model.recipe)
+    FUSED = "fused"  # the same with compiled operators (tray_reader.model.custom_ops)
+    WHOLE = "whole"  # the model could not be split: one run per chunk, no windows

@@ -351,8 +351,8 @@ class Enroller:
     def load(cls, engine: KokoroEngine | None = None, threads: int | None = None) -> Enroller:
         """Load the models; pass the daemon's engine to share its session."""
         from tray_reader.speech.engine import KokoroEngine
-        from tray_reader.speech.frontend import TextFrontEnd
-        from tray_reader.speech.g2p import EnglishPhonemizer
+        from tray_reader.text.frontend import TextFrontEnd
+        from tray_reader.text.g2p import EnglishPhonemizer
         from tray_reader.voices import stock_profiles
 
         engine = engine or KokoroEngine.load(threads)

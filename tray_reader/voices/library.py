@@ -12,9 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -25,6 +23,7 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
+from tray_reader.files import write_atomic
 from tray_reader.paths import data_dir
 
 PACK_SHAPE = model_files.PACK_SHAPE
@@ -129,20 +128,6 @@ def pack_sha256(pack: np.ndarray) -> str:
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _npy_bytes(pack: np.ndarray) -> bytes:
@@ -253,8 +238,8 @@ class VoiceLibrary:
         pack = check_pack(pack)
         info = replace(info, pack_sha256=pack_sha256(pack), created=info.created or now_iso())
         npy, meta = self._paths(name)
-        _atomic_write(npy, _npy_bytes(pack))
-        _atomic_write(meta, json.dumps(info.to_json(), indent=1).encode("utf-8"))
+        write_atomic(npy, _npy_bytes(pack), durable=True)
+        write_atomic(meta, json.dumps(info.to_json(), indent=1).encode("utf-8"), durable=True)
         return info
 
     def remove(self, name: str) -> None:
@@ -315,7 +300,7 @@ class VoiceLibrary:
         meta = np.frombuffer(json.dumps(info.to_json()).encode("utf-8"), dtype=np.uint8)
         buf = io.BytesIO()
         np.savez(buf, pack=pack, meta=meta)
-        _atomic_write(Path(path), buf.getvalue())
+        write_atomic(Path(path), buf.getvalue(), durable=True)
 
     def import_file(self, path: Path, name: str | None = None) -> VoiceInfo:
         """Add a voice from a file made by `export` (optionally under another name)."""
@@ -349,7 +334,7 @@ class VoiceLibrary:
         return state if isinstance(state, dict) else {}
 
     def _write_state(self, state: dict) -> None:
-        _atomic_write(self.base / STATE_FILE, json.dumps(state).encode("utf-8"))
+        write_atomic(self.base / STATE_FILE, json.dumps(state).encode("utf-8"), durable=True)
 
     def use(self, name: str) -> None:
         """Make `name` the default voice (it must exist)."""

@@ -8,8 +8,8 @@ import numpy as np
 import soxr
 
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.frontend import TextFrontEnd
 from tray_reader.speech.types import SAMPLE_RATE
+from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.voices.embedder import EMBED_RATE
 
 PROFILE_SENTENCES = (

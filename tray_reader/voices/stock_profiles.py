@@ -80,8 +80,8 @@ def load() -> StockProfiles:
 
 def main() -> int:
     from tray_reader.speech.engine import KokoroEngine
-    from tray_reader.speech.frontend import TextFrontEnd
-    from tray_reader.speech.g2p import EnglishPhonemizer
+    from tray_reader.text.frontend import TextFrontEnd
+    from tray_reader.text.g2p import EnglishPhonemizer
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else model_files.MODELS_DIR / FILE
     renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))

@@ -65,7 +65,7 @@ would change NormSnakeQuantize's code too): onnxruntime's arithmetic has no such
 
 
 def source_text() -> bytes:
-    return resources.files("tray_reader.speech").joinpath("kernels", SOURCE).read_bytes()
+    return resources.files("tray_reader.model").joinpath("kernels", SOURCE).read_bytes()
 
 
 def source_sha256() -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tray_reader.speech.split_model import FRAME_SAMPLES
+from tray_reader.speech.types import FRAME_SAMPLES
 
 Decode = Callable[[dict[str, np.ndarray]], np.ndarray]
 """Runs part B on one window's inputs and returns its audio."""

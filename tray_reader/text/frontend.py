@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from tray_reader import model_files
-from tray_reader.speech.engine import MAX_PHONEME_IDS
-from tray_reader.speech.lexicon import Lexicon
-from tray_reader.speech.normalize import normalize
-from tray_reader.speech.split import Boundary, boundary_after, cut_point, sentences
-from tray_reader.speech.types import TextChunk
+from tray_reader.text.lexicon import Lexicon
+from tray_reader.text.normalize import normalize
+from tray_reader.text.sentences import Boundary, boundary_after, cut_point, sentences
+from tray_reader.text.types import MAX_PHONEME_IDS, TextChunk
 
 Phonemizer = Callable[[str], str]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tray_reader.speech import numwords
+from tray_reader.text import numwords
 
 ENDS_SENTENCE = r"(?=\s*$|\s+[A-Z\"])"
 """Lookahead: an abbreviation's dot ('p.m.', 'etc.') also ends the sentence, so keep one."""

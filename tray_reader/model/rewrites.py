@@ -280,7 +280,7 @@ def fused_norm_snakes(model: onnx.ModelProto) -> int:
     `snake_as_polynomial` (which then rewrites any snake left). Returns how many."""
     from onnx import helper, numpy_helper
 
-    from tray_reader.speech.custom_ops import DOMAIN, NORM_SNAKE
+    from tray_reader.model.custom_ops import DOMAIN, NORM_SNAKE
 
     g = _Graph(model.graph)
     removed: set[str] = set()
@@ -340,7 +340,7 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
     no other user. Run after `fused_norm_snakes`. Returns how many were rewritten."""
     from onnx import helper
 
-    from tray_reader.speech.custom_ops import (
+    from tray_reader.model.custom_ops import (
         DEQUANTIZE_ADD_NORM_SNAKE,
         DEQUANTIZE_NORM_SNAKE,
         DOMAIN,
@@ -415,7 +415,7 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
 def _import_custom_domain(model: onnx.ModelProto) -> None:
     from onnx import helper
 
-    from tray_reader.speech.custom_ops import DOMAIN
+    from tray_reader.model.custom_ops import DOMAIN
 
     if all(o.domain != DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(DOMAIN, 1))
@@ -446,7 +446,7 @@ def _stft_attributes(g: _Graph, node: onnx.NodeProto, overridable: set[str]) -> 
     signal, see `_real_float_signal`): onesided, a stored float32 window whose length is not a
     power of 2 (onnxruntime transforms those another way) and at most STFT_MAX_LENGTH, a
     stored frame step, and a frame length absent or the window's."""
-    from tray_reader.speech.custom_ops import STFT_MAX_LENGTH
+    from tray_reader.model.custom_ops import STFT_MAX_LENGTH
 
     onesided = next((a.i for a in node.attribute if a.name == "onesided"), 1)
     inputs = list(node.input) + [""] * (4 - len(node.input))
@@ -475,7 +475,7 @@ def fused_stft(model: onnx.ModelProto) -> int:
     does not declare it (the decoder's comes from a Reshape to a computed shape)."""
     from onnx import helper
 
-    from tray_reader.speech.custom_ops import DOMAIN, STFT
+    from tray_reader.model.custom_ops import DOMAIN, STFT
 
     g = _Graph(model.graph)
     overridable = {i.name for i in model.graph.input}

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from tray_reader.speech.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
+from tray_reader.text.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
 
 MAX_WORD_CHARS = 50
 """Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.

@@ -22,24 +22,19 @@ user cache, checked against checksums pinned here.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tray_reader.files import sha256, write_atomic
 from tray_reader.paths import cache_dir as cache_root
 
 if TYPE_CHECKING:
     import onnx
 
 log = logging.getLogger(__name__)
-
-FRAME_SAMPLES = 600
-"""Output samples per frame of ``asr`` (2 pitch frames x 300 samples, 24 kHz: 25 ms)."""
 
 ASR = "/encoder/MatMul_1_output_0"
 F0 = "/encoder/Reshape_output_0"
@@ -247,10 +242,6 @@ PINNED_SHA256 = {
 exactly these checksums are written to or read from the cache."""
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def cached_split(
     load_model: Callable[[], bytes], cache_dir: Path | None = None, decoder: bool = True
 ) -> SplitModel:
@@ -264,8 +255,8 @@ def cached_split(
         parts = SplitModel(
             (entry / "features.onnx").read_bytes(), (entry / "decoder.onnx").read_bytes() if decoder else b""
         )
-        if _sha256(parts.features) == PINNED_SHA256["features"] and (
-            not decoder or _sha256(parts.decoder) == PINNED_SHA256["decoder"]
+        if sha256(parts.features) == PINNED_SHA256["features"] and (
+            not decoder or sha256(parts.decoder) == PINNED_SHA256["decoder"]
         ):
             return parts
         log.warning("cached split model in %s is corrupt; deriving it again", entry)
@@ -273,17 +264,14 @@ def cached_split(
         pass  # not cached yet
     parts = split(load_model())
     if (
-        _sha256(parts.features) != PINNED_SHA256["features"]
-        or _sha256(parts.decoder) != PINNED_SHA256["decoder"]
+        sha256(parts.features) != PINNED_SHA256["features"]
+        or sha256(parts.decoder) != PINNED_SHA256["decoder"]
     ):
         log.info("split model differs from the pinned checksums (other onnx version?); not cached")
         return parts
     try:
-        entry.mkdir(parents=True, exist_ok=True)
         for name, data in (("features.onnx", parts.features), ("decoder.onnx", parts.decoder)):
-            with tempfile.NamedTemporaryFile(dir=entry, delete=False) as f:
-                f.write(data)
-            os.replace(f.name, entry / name)
+            write_atomic(entry / name, data)
     except OSError as e:
         log.warning("cannot cache the split model in %s (%s)", entry, e)
     return parts

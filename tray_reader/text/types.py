@@ -1,0 +1,24 @@
+"""What the front end hands to the speech runtime, and the model's input limits it cuts text to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_IDS = 510
+"""Most token ids one model run takes, including the two padding zeros."""
+MAX_PHONEME_IDS = MAX_IDS - 2
+"""Most phoneme ids one chunk may have."""
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A piece of text small enough for one model run."""
+
+    text: str
+    """The normalised text that is spoken (what `say --show-text` prints)."""
+    phonemes: str
+    """Kokoro phoneme string for `text`."""
+    sentence: int
+    """Index of the sentence this chunk belongs to, counted over the whole request."""
+    pause_after: float
+    """Seconds of silence after this chunk (comma < sentence < paragraph)."""
