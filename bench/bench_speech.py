@@ -391,6 +391,9 @@ class _CountingEngine:
     def part_a(self, ids, pack, speed, run_options=None):
         return self.engine.part_a(ids, pack, speed, run_options)
 
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
 
 def child_rss(words: int, threads: int, streaming: bool, decoder: str, parallel: bool, ahead: bool) -> None:
     """Read a long text through the Synthesizer as the daemon does (its lead told as if it

@@ -66,8 +66,12 @@ class CountingEngine:
         return self.engine.stream(ids, pack, speed, lead, part_a)
 
     def part_a(self, ids, pack, speed, run_options=None):
-        self.made_ahead.append(len(ids))
+        if run_options is not None:  # made ahead (a chunk's own part A is made without)
+            self.made_ahead.append(len(ids))
         return self.engine.part_a(ids, pack, speed, run_options)
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
 
 
 TEXT = "Prepared ahead of time, the first words come at once. The rest follows as usual."

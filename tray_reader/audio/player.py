@@ -59,6 +59,21 @@ class PlayerStatus:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What is being heard, in the text as given (`Player.reading`)."""
+
+    sentence: int
+    """Index of the sentence being heard."""
+    sentence_span: tuple[int, int] | None
+    """Its [start, end) characters (None: not known)."""
+    word_span: tuple[int, int] | None
+    """The [start, end) characters of the word sounding or last begun (None: none yet,
+    or no timings)."""
+    seconds: float
+    """Seconds of the sentence heard."""
+
+
+@dataclass(frozen=True)
 class PlayerStats:
     """Figures the daemon reports (e.g. hotkey-to-first-sound)."""
 
@@ -201,7 +216,7 @@ class Player:
                 return
             if req.handed_at is None:
                 req.handed_at = time.monotonic()
-            req.timeline.append(chunk.sentence, chunk.samples)
+            req.timeline.append(chunk.sentence, chunk.samples, chunk.words, chunk.sentence_span)
             if chunk.last:
                 req.timeline.finished = True
             self._cond.notify_all()
@@ -286,6 +301,22 @@ class Player:
     def status(self) -> PlayerStatus:
         with self._cond:
             return self._status()
+
+    @property
+    def reading(self) -> Reading | None:
+        """The sentence and word at the play position (None when nothing plays). Cheap:
+        for a caption window polling at a steady rate, never from the audio callback."""
+        with self._cond:
+            if self._req is None or not self._markers:
+                return None
+            position, heard = self._heard()
+            tl = self._req.timeline
+            if position >= len(tl):
+                return None
+            word = tl.word_at(position, int(heard * SAMPLE_RATE))
+            return Reading(
+                tl.sentence_id(position), tl.sentence_span(position), word.span if word else None, heard
+            )
 
     @property
     def buffered(self) -> float:

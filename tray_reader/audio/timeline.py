@@ -10,12 +10,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tray_reader.speech.timings import WordTiming
+
 
 @dataclass
 class _Sentence:
     index: int
     pieces: list[np.ndarray] = field(default_factory=list)
     frames: int = 0
+    words: list[WordTiming] = field(default_factory=list)
+    """Its words' timings, from the sentence's first sample (kept when its audio is forgotten)."""
+    span: tuple[int, int] | None = None
+    """[start, end) characters of the sentence in the text as given."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +59,39 @@ class Timeline:
     def sentence_id(self, position: int) -> int:
         return self._sentences[position].index
 
-    def append(self, sentence: int, samples: np.ndarray) -> None:
+    def append(
+        self,
+        sentence: int,
+        samples: np.ndarray,
+        words: tuple[WordTiming, ...] = (),
+        span: tuple[int, int] | None = None,
+    ) -> None:
+        """Add audio to the end; ``words``' timings count from its first sample."""
         if not self._sentences or self._sentences[-1].index != sentence:
-            self._sentences.append(_Sentence(sentence))
+            self._sentences.append(_Sentence(sentence, span=span))
+        last = self._sentences[-1]
+        for w in words:
+            last.words.append(WordTiming(last.frames + w.start, last.frames + w.end, w.span))
         if len(samples):
             last = self._sentences[-1]
             last.pieces.append(np.asarray(samples, dtype=np.float32))
             last.frames += len(samples)
+
+    def sentence_span(self, position: int) -> tuple[int, int] | None:
+        """Characters of the sentence at ``position`` in the text as given (None: unknown)."""
+        return self._sentences[position].span if 0 <= position < len(self._sentences) else None
+
+    def word_at(self, position: int, offset: int) -> WordTiming | None:
+        """The word sounding (or the last one begun) ``offset`` samples into the sentence
+        at ``position``; None before its first word or when no timings are known."""
+        if not 0 <= position < len(self._sentences):
+            return None
+        found = None
+        for w in self._sentences[position].words:
+            if w.start > offset:
+                break
+            found = w
+        return found
 
     def ahead(self) -> int:
         """Frames after the cursor."""

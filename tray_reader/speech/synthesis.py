@@ -14,7 +14,9 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
+from tray_reader.speech.timings import WordTiming, token_frames, word_timings
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.windows import speech_frames
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.text.types import TextChunk
 
@@ -49,6 +51,21 @@ def faded_pieces(pieces: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     if held.size:
         held *= _FADE_OUT[-held.size :]
         yield held
+
+
+def chunk_timings(
+    engine: KokoroEngine,
+    part_a: PartA | None,
+    ids: list[int],
+    words: tuple[tuple[int, int], ...],
+    vocab: dict[str, int],
+) -> tuple[WordTiming, ...]:
+    """The words' timings in the audio `engine.stream` makes from ``part_a`` (none without
+    the split model, whose durations are not seen)."""
+    if part_a is None or not words:
+        return ()
+    first = speech_frames(part_a.asr)[0] if engine.trim_padding else 0
+    return word_timings(ids, token_frames(part_a.asr), first, words, vocab)
 
 
 def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
@@ -250,11 +267,19 @@ class Synthesizer:
         lead: float,
         part_a: PartA | None = None,
     ) -> Iterator[AudioChunk]:
-        """One chunk's audio, piece by piece (edges faded), then the pause after it."""
+        """One chunk's audio, piece by piece (edges faded), then the pause after it. The
+        first piece carries the words' timings."""
+        words: tuple[WordTiming, ...] = ()
+        if chunk.words:
+            if part_a is None or not part_a.made_for(ids, pack, speed):
+                part_a = self.engine.part_a(ids, pack, speed)
+            words = chunk_timings(self.engine, part_a, ids, chunk.words, self.frontend.vocab)
+        span = chunk.sentence_span
         for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
-            yield AudioChunk(piece, chunk.sentence)
+            yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span)
+            words = ()
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
-        yield AudioChunk(pause, chunk.sentence)
+        yield AudioChunk(pause, chunk.sentence, sentence_span=span)
 
     def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tray_reader.speech.timings import WordTiming
 
 SAMPLE_RATE = 24_000
 """Kokoro's output rate in Hz."""
@@ -24,6 +27,11 @@ class AudioChunk:
     """Index of the sentence this audio belongs to."""
     last: bool = False
     """True on the final chunk of a request."""
+    words: tuple[WordTiming, ...] = ()
+    """When the words of its text chunk sound, from this piece's first sample (on the
+    first piece of each text chunk; empty when the model's durations are not known)."""
+    sentence_span: tuple[int, int] | None = None
+    """[start, end) characters of its sentence in the text as given."""
 
 
 class AudioSink(Protocol):

@@ -12,6 +12,7 @@ from tray_reader import model_files
 from tray_reader.text.lexicon import Lexicon
 from tray_reader.text.normalize import normalize
 from tray_reader.text.sentences import Boundary, boundary_after, cut_point, sentences
+from tray_reader.text.spans import spoken_spans
 from tray_reader.text.types import MAX_PHONEME_IDS, TextChunk
 
 Phonemizer = Callable[[str], str]
@@ -63,6 +64,8 @@ class TextFrontEnd:
         self._phonemize = phonemize
         self._lexicon = lexicon or Lexicon.empty()
         self._vocab = model_files.vocab()
+        self.vocab = self._vocab
+        """Phoneme character -> model id."""
         self.max_chunk_ids = min(max_chunk_ids, MAX_PHONEME_IDS)
         self.last_skipped: list[str] = []
         """What the latest `chunks` call left out (not thread-safe: for one-shot callers)."""
@@ -81,18 +84,32 @@ class TextFrontEnd:
         max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
         budget = float(FIRST_CHUNK_CHARS)
         sentence_index = 0
+        cursor = 0
         for raw in sentences(text):
+            # Sentences are slices of the text in order, with only blanks between them.
+            start = text.find(raw.text, cursor)
+            start = cursor if start < 0 else start
+            cursor = start + len(raw.text)
             words = normalize(raw.text, skipped).split()
             if not any(any(c.isalnum() for c in w) for w in words):
                 continue
+            spans = spoken_spans(raw.text, words, start)
+            where = (start, cursor)
             while words:
                 cut, phonemes = self._fit(words, int(budget), skipped)
                 if cut == len(words):
                     boundary = Boundary.PARAGRAPH if raw.ends_paragraph else Boundary.SENTENCE
                 else:
                     boundary = boundary_after(words[cut - 1], words[cut])
-                yield TextChunk(" ".join(words[:cut]), phonemes, sentence_index, PAUSES[boundary])
-                words = words[cut:]
+                yield TextChunk(
+                    " ".join(words[:cut]),
+                    phonemes,
+                    sentence_index,
+                    PAUSES[boundary],
+                    tuple(spans[:cut]),
+                    where,
+                )
+                words, spans = words[cut:], spans[cut:]
                 budget = min(budget * CHUNK_GROWTH, max_chars)
             sentence_index += 1
 

@@ -22,3 +22,8 @@ class TextChunk:
     """Index of the sentence this chunk belongs to, counted over the whole request."""
     pause_after: float
     """Seconds of silence after this chunk (comma < sentence < paragraph)."""
+    words: tuple[tuple[int, int], ...] = ()
+    """For each word of `text`, its [start, end) characters in the text as given (see
+    text.spans); empty when not known."""
+    sentence_span: tuple[int, int] | None = None
+    """[start, end) characters of this chunk's sentence in the text as given."""
