@@ -324,6 +324,12 @@ class App:
     def _dispatch(self, cmd: str, args: list[str]) -> dict:
         if cmd in ("read", "queue"):
             return self._read(Mode.NOW if cmd == "read" else Mode.QUEUE, args[0] if args else None)
+        if cmd == "document":
+            from tray_reader.documents import load_document, text_from
+
+            return self._read(
+                Mode.NOW, text_from(load_document(Path(args[0])), args[1] if len(args) > 1 else None)
+            )
         if cmd == "pause":
             self._pause(True)
         elif cmd == "resume":

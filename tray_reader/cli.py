@@ -41,10 +41,23 @@ def _read_text(args_text: Sequence[str]) -> str:
     return " ".join(args_text)
 
 
+def _document_text(file: str, start: str | None) -> str:
+    from pathlib import Path
+
+    from tray_reader.documents import load_document, text_from
+
+    return text_from(load_document(Path(file)), start)
+
+
 def cmd_say(args: argparse.Namespace) -> int:
     from tray_reader import speak
 
-    text = _read_text(args.text) if args.text else SAMPLE_TEXT
+    if args.file:
+        if args.text:
+            raise TrayReaderError("give either text or --file, not both")
+        text = _document_text(args.file, args.start)
+    else:
+        text = _read_text(args.text) if args.text else SAMPLE_TEXT
     if args.show_text:
         for line in speak.show_text(text):
             print(line)
@@ -177,9 +190,38 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    if args.file:
+        import os
+
+        # The daemon reads the file (a book is larger than one request may be): say where.
+        args.ctl_command, args.args = (
+            "document",
+            [os.path.abspath(args.file), *([args.start] if args.start else [])],
+        )
+        return cmd_ctl(args)
+    if not args.text:
+        raise TrayReaderError("give the text to read, '-' for stdin, or --file FILE")
     args.ctl_command = "queue" if args.queue else "read"
-    args.args = [_read_text(args.text)] if args.text else []
+    args.args = [_read_text(args.text)]
     return cmd_ctl(args)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tray_reader import export
+
+    export.export_document(
+        Path(args.file),
+        Path(args.out),
+        voice=args.voice,
+        speed=args.speed,
+        per_chapter=args.per_chapter,
+        subtitles=args.subtitles,
+        start=args.start,
+        threads=args.threads,
+    )
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -206,7 +248,24 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("--out", metavar="FILE.wav", help="write a WAV file instead of playing")
     say.add_argument("--show-text", action="store_true", help="print the normalised chunks; no audio")
     say.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    say.add_argument("-f", "--file", help="read a document: .txt .md .html .pdf .epub")
+    say.add_argument(
+        "--from", dest="start", metavar="N", help="with --file: start at sentence N or chapter:N"
+    )
     say.set_defaults(func=cmd_say)
+
+    export = sub.add_parser("export", help="make an audiobook: a document to audio files and subtitles")
+    export.add_argument("file", help="the document: .txt .md .html .pdf .epub")
+    export.add_argument("--out", required=True, metavar="BOOK.ogg", help="output: .ogg .wav .flac .mp3")
+    export.add_argument("--per-chapter", action="store_true", help="one audio file per chapter")
+    export.add_argument(
+        "--subtitles", choices=["srt", "vtt", "none"], default="srt", help="subtitles beside each file"
+    )
+    export.add_argument("--voice", default=None, help="voice name (default: from settings, else af_heart)")
+    export.add_argument("--speed", type=_speed, default=None, help="0.5 to 2.0 (default 1.0)")
+    export.add_argument("--from", dest="start", metavar="N", help="start at sentence N or chapter:N")
+    export.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    export.set_defaults(func=cmd_export)
 
     voices = sub.add_parser("voices", help="list the voices (same as: voice list)")
     voices.set_defaults(func=cmd_voices)
@@ -230,8 +289,12 @@ def build_parser() -> argparse.ArgumentParser:
     ctl.set_defaults(func=cmd_ctl)
 
     read = sub.add_parser("read", help="have the running daemon read TEXT ('-' reads stdin)")
-    read.add_argument("text", nargs="+", help="text to read; '-' reads stdin")
+    read.add_argument("text", nargs="*", help="text to read; '-' reads stdin")
     read.add_argument("--queue", action="store_true", help="add to the queue instead of interrupting")
+    read.add_argument("-f", "--file", help="have the daemon read a document: .txt .md .html .pdf .epub")
+    read.add_argument(
+        "--from", dest="start", metavar="N", help="with --file: start at sentence N or chapter:N"
+    )
     read.set_defaults(func=cmd_read)
 
     devices = sub.add_parser("devices", help="list the audio output devices (* marks the default)")

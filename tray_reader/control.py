@@ -34,6 +34,7 @@ CLIENT_TIMEOUT = 2.0
 COMMANDS = {
     "read": (0, 1),
     "queue": (0, 1),
+    "document": (1, 2),
     "pause": (0, 0),
     "resume": (0, 0),
     "toggle": (0, 0),
@@ -46,7 +47,8 @@ COMMANDS = {
     "quit": (0, 0),
 }
 """Command name -> (least, most) arguments. read/queue take an optional text; without one
-they read the current selection."""
+they read the current selection. document takes a file's absolute path and where to start
+(see documents.text_from)."""
 
 Handler = Callable[[str, list[str]], dict]
 """Runs one checked command; returns the reply's fields or raises a TrayReaderError."""

@@ -6,6 +6,7 @@ Every error carries a message a user can act on. The tree::
     ├── ModelFileError        a model file is missing or corrupt (names what to install)
     ├── ConfigError           the settings file is invalid (names file, key, what is allowed)
     ├── TextInputError        the text cannot be spoken (empty, nothing readable)
+    │   └── DocumentError     a document cannot be read (names the file and what to do)
     ├── VoiceError            unknown voice, bad voice file, bad voice name
     │   └── EnrollmentError   a recording cannot be enrolled (too short, silent, not audio)
     ├── AudioDeviceError      no audio server / device, or the device vanished
@@ -31,6 +32,10 @@ class ConfigError(TrayReaderError):
 
 class TextInputError(TrayReaderError):
     """The text given cannot be spoken."""
+
+
+class DocumentError(TextInputError):
+    """A document file cannot be read (unknown type, broken, encrypted, scanned, too large)."""
 
 
 class VoiceError(TrayReaderError):

@@ -51,7 +51,10 @@ def show_text(text: str) -> Iterator[str]:
     _report_skipped(skipped)
 
 
-def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
+def one_shot_synthesizer(
+    voice: str | None, speed: float | None, threads: int | None
+) -> tuple[Synthesizer, np.ndarray, float]:
+    """The pipeline for a one-shot command (`say`, `export`), the voice's pack and speed."""
     from tray_reader.voices.library import VoiceLibrary
 
     library = VoiceLibrary()
@@ -61,7 +64,12 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     # The daemon's fast_model setting holds here too (read only: `say` never writes the file).
     fast = config.load(create=False).settings.fast_model
-    synth = Synthesizer(frontend, KokoroEngine.load(threads, fast=fast))
+    return Synthesizer(frontend, KokoroEngine.load(threads, fast=fast)), pack, speed or 1.0
+
+
+def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
+    synth, pack, speed = one_shot_synthesizer(voice, speed, threads)
+    frontend = synth.frontend
     if not out:
         from tray_reader.audio.player import Player
 

@@ -1,0 +1,211 @@
+"""Documents in: each kind made by the test, read in order with headings as their own
+blocks; each bad input gives a message naming the file and what to do."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.make_documents import write_epub, write_pdf
+from tray_reader.documents import chapters_from, load_document, text_from
+from tray_reader.errors import DocumentError
+from tray_reader.text.sentences import Boundary
+from tray_reader.text.frontend import PAUSES, TextFrontEnd
+
+WORDS = ["apple", "river", "mountain", "garden"]
+
+
+def _pdf_pages() -> list[list[str]]:
+    pages = []
+    for i, word in enumerate(WORDS, start=1):
+        pages.append(
+            [
+                "The Quiet Book",  # running head
+                f"Page {i} is about the {word} and this line runs on for a while, as lines do,",
+                "with a word that is hyphen-",
+                f"ated across two lines; then the {word} sentence ends.",
+                f"A short {word} line.",
+                str(i),  # page number
+            ]
+        )
+    return pages
+
+
+def test_pdf_drops_page_numbers_and_running_heads_and_joins_hyphenated_words(tmp_path):
+    doc = load_document(write_pdf(tmp_path / "book.pdf", _pdf_pages()))
+    blocks = doc.chapters[0].blocks
+    assert len(blocks) == 8
+    assert blocks[0] == (
+        "Page 1 is about the apple and this line runs on for a while, as lines do, with a word that is "
+        "hyphenated across two lines; then the apple sentence ends."
+    )
+    assert blocks[1] == "A short apple line."
+    assert [w for w in WORDS if w in doc.text] == WORDS
+    assert doc.text.index("river") < doc.text.index("mountain")
+    assert "Quiet Book" not in doc.text and "\n4" not in doc.text
+
+
+def test_markdown_headings_paragraphs_and_list_items_are_blocks(tmp_path):
+    md = tmp_path / "notes.md"
+    md.write_text(
+        "# First part\n\nSome *emphasis* and `code`.\n\n- one item\n- two item\n\n"
+        "# Second part\n\nA [link](http://x) here.\n"
+    )
+    doc = load_document(md)
+    assert [c.title for c in doc.chapters] == ["First part", "Second part"]
+    assert doc.chapters[0].blocks == ("First part", "Some emphasis and code.", "one item", "two item")
+    assert doc.chapters[1].blocks == ("Second part", "A link here.")
+
+
+def test_html_skips_what_is_not_read_and_keeps_the_order(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><head><title>The page</title><style>p{color:red}</style><script>var x = 1;</script></head>"
+        "<body><nav>Home | About</nav><h2>Heading</h2><p>First &amp; second.<br>Third line.</p>"
+        "<ul><li>Alpha</li><li>Beta</li></ul><img alt='A picture'></body></html>"
+    )
+    doc = load_document(page)
+    assert doc.title == "The page"
+    assert doc.chapters[0].blocks == (
+        "Heading",
+        "First & second.",
+        "Third line.",
+        "Alpha",
+        "Beta",
+        "A picture",
+    )
+
+
+def test_epub_chapters_are_read_in_spine_order(tmp_path):
+    book = write_epub(
+        tmp_path / "book.epub",
+        "A Small Book",
+        [
+            ("z-last.xhtml", "<h1>Third</h1><p>The end.</p>"),
+            ("a-first.xhtml", "<h1>First</h1><p>It begins.</p><p>Then more.</p>"),
+            ("m-second.xhtml", "<h1>Second</h1><p>The middle.</p>"),
+        ],
+        spine=[1, 2, 0],
+    )
+    doc = load_document(book)
+    assert doc.title == "A Small Book"
+    assert [c.title for c in doc.chapters] == ["First", "Second", "Third"]
+    assert doc.chapters[0].blocks == ("First", "It begins.", "Then more.")
+    assert doc.text.index("It begins") < doc.text.index("The middle") < doc.text.index("The end")
+
+
+def test_plain_text_paragraphs(tmp_path):
+    txt = tmp_path / "a.txt"
+    txt.write_text("Title line\n\nOne paragraph\nover two lines.\n\n\nAnother.\n", encoding="utf-8")
+    assert load_document(txt).chapters[0].blocks == (
+        "Title line",
+        "One paragraph over two lines.",
+        "Another.",
+    )
+
+
+def test_headings_are_followed_by_a_paragraph_pause(phonemizer, tmp_path):
+    md = tmp_path / "h.md"
+    md.write_text("# A heading without a stop\n\nThe text under it.\n")
+    chunks = list(TextFrontEnd(phonemizer).chunks(load_document(md).text))
+    assert chunks[0].text.startswith("A heading") and chunks[0].pause_after == PAUSES[Boundary.PARAGRAPH]
+    assert chunks[1].text.startswith("The text")
+
+
+def test_from_a_sentence_or_a_chapter(tmp_path):
+    book = write_epub(
+        tmp_path / "b.epub",
+        "B",
+        [
+            ("1.xhtml", "<h1>One</h1><p>Alpha one. Alpha two.</p>"),
+            ("2.xhtml", "<h1>Two</h1><p>Beta one.</p>"),
+        ],
+    )
+    doc = load_document(book)
+    assert text_from(doc, "chapter:2").startswith("Two")
+    chapters = chapters_from(doc, "3")  # One. / Alpha one. / Alpha two.
+    assert chapters[0].text.startswith("Alpha two.") and chapters[0].title == "One"
+    assert chapters[1].title == "Two"
+    with pytest.raises(DocumentError, match="no chapter 5"):
+        text_from(doc, "chapter:5")
+    with pytest.raises(DocumentError, match="--from"):
+        text_from(doc, "soon")
+
+
+# -- bad input --------------------------------------------------------------------------------------
+def _message(path: Path) -> str:
+    with pytest.raises(DocumentError) as info:
+        load_document(path)
+    message = str(info.value)
+    assert str(path) in message
+    return message
+
+
+def test_a_scanned_pdf_says_to_run_text_recognition(tmp_path):
+    message = _message(write_pdf(tmp_path / "scan.pdf", [[], []]))
+    assert "no text layer" in message and "ocr" in message.lower()
+
+
+def test_an_encrypted_pdf_says_to_save_an_unprotected_copy(tmp_path):
+    from pypdf import PdfReader, PdfWriter
+
+    plain = write_pdf(tmp_path / "plain.pdf", [["Secret words here."]])
+    writer = PdfWriter()
+    for page in PdfReader(plain).pages:
+        writer.add_page(page)
+    writer.encrypt("user-password", "owner-password", algorithm="RC4-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as f:
+        writer.write(f)
+    assert "unprotected copy" in _message(locked)
+
+
+def test_a_truncated_pdf_is_named(tmp_path):
+    broken = tmp_path / "cut.pdf"
+    broken.write_bytes(write_pdf(tmp_path / "whole.pdf", [["Some text."]]).read_bytes()[:200])
+    assert "PDF" in _message(broken)
+
+
+def test_a_broken_epub_says_its_zip_is_broken(tmp_path):
+    book = write_epub(tmp_path / "good.epub", "G", [("1.xhtml", "<p>Words.</p>")])
+    data = book.read_bytes()
+    cut = tmp_path / "cut.epub"
+    cut.write_bytes(data[: len(data) // 2])
+    assert "ZIP" in _message(cut)
+    not_zip = tmp_path / "text.epub"
+    not_zip.write_text("just text")
+    assert "not a valid EPUB" in _message(not_zip)
+
+
+def test_an_epub_without_its_package_file_is_named(tmp_path):
+    book = tmp_path / "empty.epub"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("mimetype", "application/epub+zip")
+    assert "container.xml" in _message(book)
+
+
+def test_a_50_mb_html_file_is_refused_before_it_is_read(tmp_path):
+    big = tmp_path / "big.html"
+    with big.open("wb") as f:
+        f.truncate(50 * 1024 * 1024)
+    message = _message(big)
+    assert "50 MB" in message and "Split it" in message
+
+
+def test_a_binary_file_named_txt(tmp_path):
+    fake = tmp_path / "photo.txt"
+    fake.write_bytes(bytes(range(256)) * 100)
+    assert "does not hold text" in _message(fake)
+
+
+def test_an_unknown_extension_lists_what_is_read(tmp_path):
+    odd = tmp_path / "sheet.xlsx"
+    odd.write_bytes(b"PK")
+    message = _message(odd)
+    assert ".xlsx" in message and ".epub" in message and ".pdf" in message
+
+
+def test_a_missing_file(tmp_path):
+    assert "does not exist" in _message(tmp_path / "gone.md")

@@ -1,0 +1,156 @@
+"""Documents in: plain text, Markdown, HTML, PDF and EPUB files as chapters of blocks.
+
+``load_document(path)`` picks the reader by the file's extension; every failure is a
+`DocumentError` naming the file and what to do. Headings, paragraphs and list items become
+blocks, which the front end reads with a paragraph's pause between them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tray_reader.documents.types import BLOCK_SEPARATOR, Chapter, Document, chapters_by_heading
+from tray_reader.errors import DocumentError
+
+__all__ = ["Chapter", "Document", "DocumentError", "load_document", "SUFFIXES", "chapters_from", "text_from"]
+
+MAX_TEXT_BYTES = 20 * 1024 * 1024
+"""Largest .txt, .md or .html file read (about 50 hours of speech)."""
+MAX_PACKED_BYTES = 200 * 1024 * 1024
+"""Largest .pdf or .epub file read (they hold images too)."""
+BINARY_SHARE = 0.02
+"""A text file whose first 64 KB have more than this share of control bytes is not text."""
+
+SUFFIXES = (".txt", ".text", ".md", ".markdown", ".html", ".htm", ".xhtml", ".pdf", ".epub")
+"""The kinds of file tray-reader reads."""
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def _read_text(path: Path) -> str:
+    data = _read_bytes(path, MAX_TEXT_BYTES)
+    head = data[:65536]
+    if b"\x00" in head or len(_CONTROL.findall(head)) > BINARY_SHARE * max(1, len(head)):
+        raise DocumentError(
+            f"{path} does not hold text (it looks like a binary file named {path.suffix}). "
+            "Open it in the program that made it and save it as text."
+        )
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise DocumentError(
+                f"{path} is {size / 2**20:.0f} MB; tray-reader reads files of {path.suffix} up to "
+                f"{limit // 2**20} MB. Split it into smaller files."
+            )
+        return path.read_bytes()
+    except OSError as e:
+        raise DocumentError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _plain(path: Path, text: str) -> tuple[Chapter, ...]:
+    blocks = [re.sub(r"\s+", " ", b).strip() for b in re.split(r"\n[ \t\f\v\r]*\n", text)]
+    return (Chapter(path.stem, tuple(b for b in blocks if b)),)
+
+
+def load_document(path: Path) -> Document:
+    """The readable text of the file at ``path`` (raises DocumentError)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        known = " ".join(SUFFIXES)
+        raise DocumentError(
+            f"{path}: tray-reader does not know how to read {suffix or 'files without an extension'} "
+            f"files. It reads {known}; save the document as one of these."
+        )
+    if not path.is_file():
+        raise DocumentError(f"{path} does not exist or is not a file.")
+    title = ""
+    if suffix in (".txt", ".text"):
+        chapters = _plain(path, _read_text(path))
+    elif suffix in (".md", ".markdown"):
+        from markdown_it import MarkdownIt
+
+        from tray_reader.documents.html import html_blocks
+
+        _, blocks = html_blocks(MarkdownIt("commonmark").render(_read_text(path)))
+        chapters = chapters_by_heading(blocks, path.stem)
+    elif suffix in (".html", ".htm", ".xhtml"):
+        from tray_reader.documents.html import html_blocks
+
+        title, blocks = html_blocks(_read_text(path))
+        chapters = chapters_by_heading(blocks, title or path.stem)
+    elif suffix == ".pdf":
+        from tray_reader.documents.pdf import read_pdf
+
+        _read_bytes_size_only(path, MAX_PACKED_BYTES)
+        title, paragraphs = read_pdf(path)
+        chapters = (Chapter(title or path.stem, tuple(paragraphs)),)
+    else:
+        from tray_reader.documents.epub import read_epub
+
+        _read_bytes_size_only(path, MAX_PACKED_BYTES)
+        title, found = read_epub(path)
+        chapters = tuple(found)
+    chapters = tuple(c for c in chapters if c.blocks)
+    if not chapters:
+        raise DocumentError(f"{path} holds no text to read.")
+    first_heading = chapters[0].title
+    return Document(path, title or first_heading or path.stem, chapters)
+
+
+def _read_bytes_size_only(path: Path, limit: int) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise DocumentError(f"cannot read {path}: {e.strerror or e}") from None
+    if size > limit:
+        raise DocumentError(f"{path} is {size / 2**20:.0f} MB; tray-reader reads up to {limit // 2**20} MB.")
+
+
+def chapters_from(document: Document, start: str | None) -> list[Chapter]:
+    """The chapters to read from ``start`` on: None (the beginning), "N" (the Nth sentence:
+    its chapter from there), or "chapter:N" (the Nth chapter)."""
+    from tray_reader.text.sentences import sentences
+
+    if not start:
+        return list(document.chapters)
+    m = re.fullmatch(r"\s*(?:(chapter|ch|c)\s*[: ]?\s*)?(\d+)\s*", start, re.I)
+    if not m or int(m.group(2)) < 1:
+        raise DocumentError(f"--from takes a sentence number (12) or a chapter (chapter:3), got {start!r}")
+    n = int(m.group(2))
+    if m.group(1):
+        if n > len(document.chapters):
+            raise DocumentError(
+                f"{document.path} has {len(document.chapters)} chapters; there is no chapter {n}."
+            )
+        return list(document.chapters[n - 1 :])
+    text = document.text
+    cursor = 0
+    for i, raw in enumerate(sentences(text), start=1):
+        at = text.find(raw.text, cursor)
+        cursor = at + len(raw.text)
+        if i < n:
+            continue
+        begin = 0
+        for k, chapter in enumerate(document.chapters):
+            end = begin + len(chapter.text) + len(BLOCK_SEPARATOR)
+            if at < end:
+                rest = Chapter(chapter.title, (chapter.text[max(0, at - begin) :],))
+                return [rest, *document.chapters[k + 1 :]]
+            begin = end
+    raise DocumentError(f"{document.path} has fewer than {n} sentences.")
+
+
+def text_from(document: Document, start: str | None) -> str:
+    """The text to read from ``start`` on (see `chapters_from`)."""
+    return BLOCK_SEPARATOR.join(c.text for c in chapters_from(document, start))

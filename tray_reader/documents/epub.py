@@ -1,0 +1,72 @@
+"""EPUB chapters in spine order: the standard library's zipfile and XML parser, and the
+HTML reader for each chapter (no EPUB library: the common one is AGPL)."""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+from tray_reader.documents.html import html_blocks
+from tray_reader.documents.types import Chapter
+from tray_reader.errors import DocumentError
+
+MAX_MEMBER_BYTES = 32 * 1024 * 1024
+"""Largest chapter read (uncompressed): a bigger one is damage or a ZIP bomb."""
+
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_OPF = "{http://www.idpf.org/2007/opf}"
+_DC = "{http://purl.org/dc/elements/1.1/}"
+_HTML_TYPES = ("application/xhtml+xml", "text/html")
+
+
+def _member(book: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    try:
+        info = book.getinfo(name)
+    except KeyError:
+        raise DocumentError(f"{path} is a broken EPUB: it names {name!r}, which is not in it.") from None
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise DocumentError(f"{path}: {name} is {info.file_size // 2**20} MB unpacked; too large to read.")
+    return book.read(info)
+
+
+def _xml(data: bytes, name: str, path: Path) -> ElementTree.Element:
+    try:
+        return ElementTree.fromstring(data)
+    except ElementTree.ParseError as e:
+        raise DocumentError(f"{path} is a broken EPUB: {name} is not valid XML ({e}).") from None
+
+
+def read_epub(path: Path) -> tuple[str, list[Chapter]]:
+    """(the book's title, its chapters in spine order, empty ones left out)."""
+    try:
+        with zipfile.ZipFile(path) as book:
+            container = _xml(_member(book, "META-INF/container.xml", path), "container.xml", path)
+            rootfile = container.find(f".//{_CONTAINER}rootfile")
+            opf_name = rootfile.get("full-path") if rootfile is not None else None
+            if not opf_name:
+                raise DocumentError(f"{path} is a broken EPUB: its container names no package file.")
+            opf = _xml(_member(book, opf_name, path), opf_name, path)
+            base = posixpath.dirname(opf_name)
+            title = (opf.findtext(f".//{_DC}title") or "").strip()
+            manifest = {
+                item.get("id"): item for item in opf.iterfind(f"{_OPF}manifest/{_OPF}item") if item.get("id")
+            }
+            chapters = []
+            for n, ref in enumerate(opf.iterfind(f"{_OPF}spine/{_OPF}itemref"), start=1):
+                item = manifest.get(ref.get("idref"))
+                if item is None or item.get("media-type") not in _HTML_TYPES:
+                    continue
+                href = posixpath.normpath(posixpath.join(base, item.get("href", "")))
+                data = _member(book, href, path)
+                page_title, blocks = html_blocks(data.decode("utf-8", errors="replace"))
+                if not blocks:
+                    continue
+                heading = next((text for level, text in blocks if level), None)
+                chapters.append(Chapter(heading or page_title or f"Chapter {n}", tuple(t for _, t in blocks)))
+    except zipfile.BadZipFile as e:
+        raise DocumentError(f"{path} is not a valid EPUB: the ZIP archive is broken ({e}).") from None
+    except (zipfile.LargeZipFile, NotImplementedError, RuntimeError) as e:
+        raise DocumentError(f"{path}: cannot unpack this EPUB ({e}).") from None
+    return title, chapters

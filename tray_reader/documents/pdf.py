@@ -1,0 +1,117 @@
+"""PDF text with pypdf, cleaned for listening.
+
+A page's text layer comes as lines. What a reader skips is dropped: page numbers and
+running heads and feet (a line at a page's top or bottom that recurs on many pages, its
+digits ignored). Words hyphenated at a line end are joined again, lines are joined into
+paragraphs (a short line ending a sentence, or a blank line, ends one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from tray_reader.errors import DocumentError
+
+EDGE_LINES = 2
+"""Lines at the top and at the bottom of a page that may be a running head or foot."""
+RECURRING_SHARE = 0.5
+"""An edge line on at least this share of the pages (3 at least) is a running head or foot."""
+MAX_HEAD_CHARS = 60
+"""Running heads and feet are short; a longer recurring line is kept."""
+SHORT_LINE = 0.8
+"""A line shorter than this share of the document's typical line, ending a sentence, ends
+its paragraph."""
+
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.I)
+_HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010]$")
+_SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
+
+
+def _edge_key(line: str) -> str:
+    return re.sub(r"\d+", "#", line.strip().lower())
+
+
+def _drop_edges(pages: list[list[str]]) -> list[list[str]]:
+    """Pages without their page numbers and running heads and feet."""
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        edges = {_edge_key(x) for x in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if x.strip()}
+        counts.update(edges)
+    need = max(3, int(len(pages) * RECURRING_SHARE + 0.999))
+    recurring = {k for k, n in counts.items() if n >= need and len(k) <= MAX_HEAD_CHARS}
+    out = []
+    for lines in pages:
+        kept = list(lines)
+        for edge in (
+            range(min(EDGE_LINES, len(kept))),
+            range(len(kept) - 1, max(-1, len(kept) - 1 - EDGE_LINES), -1),
+        ):
+            for i in edge:
+                line = kept[i]
+                if _PAGE_NUMBER.match(line) or _edge_key(line) in recurring:
+                    kept[i] = ""
+        out.append(kept)
+    return out
+
+
+def paragraphs(pages: list[list[str]]) -> list[str]:
+    """Lines of text pages (page numbers and running heads dropped) joined into paragraphs."""
+    pages = _drop_edges(pages)
+    lengths = sorted(len(x.strip()) for lines in pages for x in lines if x.strip())
+    typical = lengths[int(len(lengths) * 0.75)] if lengths else 0
+    out: list[str] = []
+    current = ""
+    for lines in pages:
+        for raw in lines:
+            line = raw.strip()
+            if not line:
+                if current and _SENTENCE_END.search(current):
+                    out.append(current)
+                    current = ""
+                continue
+            if not current:
+                current = line
+            elif _HYPHENATED.search(current) and line[:1].islower():
+                current = current[:-1] + line
+            else:
+                current = f"{current} {line}"
+            if _SENTENCE_END.search(line) and len(line) < SHORT_LINE * typical:
+                out.append(current)
+                current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def read_pdf(path: Path) -> tuple[str, list[str]]:
+    """(the PDF's title, its paragraphs); DocumentError for an encrypted or scanned one."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError(
+                f"{path} is encrypted with a password. Open it in a PDF viewer and save or print an "
+                "unprotected copy, then read that."
+            )
+        pages = [(page.extract_text() or "").splitlines() for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or ""
+    except DocumentError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as e:
+        raise DocumentError(f"{path} is not a readable PDF ({e}). Check that the file is complete.") from e
+    except Exception as e:  # noqa: BLE001 - pypdf raises many kinds on a damaged file
+        if type(e).__name__ == "DependencyError":  # encryption needing the optional AES package
+            raise DocumentError(
+                f"{path} is encrypted in a way tray-reader cannot open. Save an unprotected copy."
+            ) from e
+        raise DocumentError(f"{path} could not be read as a PDF ({type(e).__name__}: {e}).") from e
+    if not any(line.strip() for lines in pages for line in lines):
+        raise DocumentError(
+            f"{path} has no text layer (a scanned document?). Run text recognition on it first "
+            "(for example: ocrmypdf in.pdf out.pdf), then read the result."
+        )
+    return str(title).strip(), paragraphs(pages)
