@@ -11,8 +11,8 @@ import pytest
 from tests.make_documents import write_epub, write_pdf
 from tray_reader.documents import chapters_from, load_document, text_from
 from tray_reader.errors import DocumentError
-from tray_reader.text.sentences import Boundary
 from tray_reader.text.frontend import PAUSES, TextFrontEnd
+from tray_reader.text.sentences import Boundary
 
 WORDS = ["apple", "river", "mountain", "garden"]
 

@@ -1,0 +1,269 @@
+"""Audiobooks: a document to audio files (libsndfile, through soundfile) and subtitles.
+
+Audio is written as it is made, so memory stays flat however long the document. Every
+file is written under a temporary name beside its final one and renamed when complete:
+Ctrl+C leaves the chapters finished so far and nothing half-written under an output name.
+Subtitle cues are sentences, timed by the model's own word timings (speech/timings.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tray_reader.documents import Chapter, chapters_from, load_document
+from tray_reader.errors import TrayReaderError
+from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+
+
+class ExportError(TrayReaderError):
+    """The audiobook cannot be written (format, place)."""
+
+
+FORMATS = {
+    ".wav": ("WAV", "PCM_16"),
+    ".flac": ("FLAC", "PCM_16"),
+    ".ogg": ("OGG", "VORBIS"),
+    ".mp3": ("MP3", "MPEG_LAYER_III"),
+}
+"""Output suffix -> libsndfile (format, subtype)."""
+
+SPEECH_CHARS_PER_SECOND = 14.0
+"""Characters of text per second of speech at speed 1, to guess the length before any is made."""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One subtitle: a sentence and when it is heard."""
+
+    start: float
+    """Seconds from the start of its file."""
+    end: float
+    text: str
+
+
+def _format_for(out: Path) -> tuple[str, str]:
+    import soundfile
+
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise ExportError(
+            f"{out}: cannot write {suffix or 'a file without an extension'}; use one of {' '.join(FORMATS)}"
+        )
+    fmt, subtype = FORMATS[suffix]
+    if fmt not in soundfile.available_formats() or subtype not in soundfile.available_subtypes(fmt):
+        raise ExportError(
+            f"{out}: this system's libsndfile cannot write {suffix} ({soundfile.__libsndfile_version__}); "
+            "use .ogg, .flac or .wav"
+        )
+    return fmt, subtype
+
+
+def _timestamp(seconds: float, comma: bool) -> str:
+    ms = max(0, int(round(seconds * 1000)))
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{',' if comma else '.'}{ms:03d}"
+
+
+def subtitle_text(cues: list[Cue], kind: str) -> str:
+    """``cues`` as SubRip (``srt``) or WebVTT (``vtt``) text."""
+    comma = kind == "srt"
+    out = [] if comma else ["WEBVTT", ""]
+    for n, cue in enumerate(cues, start=1):
+        if comma:
+            out.append(str(n))
+        out.append(f"{_timestamp(cue.start, comma)} --> {_timestamp(cue.end, comma)}")
+        out.append(re.sub(r"\s+", " ", cue.text).strip())
+        out.append("")
+    return "\n".join(out)
+
+
+def sentence_cues(chunks: Iterator[AudioChunk], text: str, sink: Callable[[np.ndarray], None]) -> list[Cue]:
+    """Pass the audio of ``chunks`` (made from ``text``) to ``sink``; the sentences' cues:
+    from the first word's start to the last word's end (from speech to speech without
+    word timings)."""
+    cues: dict[int, list] = {}
+    pos = 0
+    for chunk in chunks:
+        sink(chunk.samples)
+        cue = cues.setdefault(chunk.sentence, [None, None, chunk.sentence_span])
+        if chunk.words:
+            cue[0] = pos + chunk.words[0].start if cue[0] is None else cue[0]
+            cue[1] = pos + chunk.words[-1].end
+        elif chunk.samples.size and np.any(chunk.samples):  # speech, not a pause
+            cue[0] = pos if cue[0] is None else cue[0]
+            cue[1] = max(cue[1] or 0, pos + chunk.samples.size)
+        pos += chunk.samples.size
+    out = []
+    for start, end, span in cues.values():
+        if start is None or span is None:
+            continue
+        out.append(Cue(start / SAMPLE_RATE, max(start, end) / SAMPLE_RATE, text[span[0] : span[1]]))
+    return out
+
+
+def _temporary(final: Path) -> Path:
+    return final.with_name(f".{final.name}.part")
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = _temporary(path)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _safe_name(title: str) -> str:
+    return re.sub(r"[^\w]+", "-", title).strip("-")[:40] or "chapter"
+
+
+class _Progress:
+    """A progress bar over the characters to read, with the time left (tqdm, on stderr)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, unit="ch", disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+
+    def advance(self, chars: int) -> None:
+        self._bar.update(chars)
+
+    def describe(self, text: str) -> None:
+        self._bar.set_description_str(text[:30])
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def export_document(
+    file: Path,
+    out: Path,
+    voice: str | None = None,
+    speed: float | None = None,
+    per_chapter: bool = False,
+    subtitles: str = "srt",
+    start: str | None = None,
+    threads: int | None = None,
+    synthesizer: tuple[Synthesizer, np.ndarray, float] | None = None,
+    progress: bool = True,
+) -> list[Path]:
+    """Write ``file`` read aloud to ``out`` (one file, or one per chapter named after it),
+    with subtitles beside each; returns the audio files written."""
+    fmt, subtype = _format_for(out)
+    if not out.parent.is_dir():
+        raise ExportError(f"{out.parent} is not a directory; create it first")
+    chapters = chapters_from(load_document(file), start)
+    if synthesizer is None:
+        from tray_reader.speak import one_shot_synthesizer
+
+        synthesizer = one_shot_synthesizer(voice, speed, threads)
+    synth, pack, rate = synthesizer
+    total = sum(len(c.text) for c in chapters)
+    bar = _Progress(total, progress)
+    written: list[Path] = []
+    try:
+        if per_chapter:
+            width = max(2, len(str(len(chapters))))
+            for n, chapter in enumerate(chapters, start=1):
+                target = out.with_name(f"{out.stem}-{n:0{width}d}-{_safe_name(chapter.title)}{out.suffix}")
+                with _AudioFile(target, fmt, subtype) as audio:
+                    cues = _read_into(synth, pack, rate, chapter, audio, bar)
+                if subtitles != "none":
+                    _write_text(target.with_suffix(f".{subtitles}"), subtitle_text(cues, subtitles))
+                written.append(target)
+        else:
+            all_cues: list[Cue] = []
+            marks: list[tuple[float, str]] = []
+            with _AudioFile(out, fmt, subtype) as audio:
+                for chapter in chapters:
+                    offset = audio.frames / SAMPLE_RATE
+                    marks.append((offset, chapter.title))
+                    cues = _read_into(synth, pack, rate, chapter, audio, bar)
+                    all_cues += [Cue(c.start + offset, c.end + offset, c.text) for c in cues]
+            if subtitles != "none":
+                _write_text(out.with_suffix(f".{subtitles}"), subtitle_text(all_cues, subtitles))
+            if len(chapters) > 1:
+                _write_text(out.with_suffix(".chapters.txt"), chapter_marks(marks))
+            written.append(out)
+    except KeyboardInterrupt:
+        bar.close()
+        done = ", ".join(p.name for p in written) or "no file"
+        print(f"\nstopped: finished {done}; the unfinished file was removed", file=sys.stderr)
+        raise
+    bar.close()
+    return written
+
+
+def chapter_marks(marks: list[tuple[float, str]]) -> str:
+    """Chapter starts in the OGM form (CHAPTER01=00:00:00.000, CHAPTER01NAME=...), which
+    tagging tools and players import (the audio formats here have no chapter field)."""
+    lines = []
+    for n, (at, title) in enumerate(marks, start=1):
+        lines += [f"CHAPTER{n:02d}={_timestamp(at, False)}", f"CHAPTER{n:02d}NAME={title}"]
+    return "\n".join(lines) + "\n"
+
+
+def _read_into(
+    synth: Synthesizer, pack: np.ndarray, speed: float, chapter: Chapter, audio: _AudioFile, bar: _Progress
+) -> list[Cue]:
+    text = chapter.text
+    bar.describe(chapter.title)
+    done = 0
+
+    def chunks() -> Iterator[AudioChunk]:
+        nonlocal done
+        for chunk in synth.stream(text, fixed_voice(pack, speed)):
+            if chunk.sentence_span is not None and chunk.sentence_span[1] > done:
+                bar.advance(chunk.sentence_span[1] - done)
+                done = chunk.sentence_span[1]
+            yield chunk
+
+    cues = sentence_cues(chunks(), text, audio.write)
+    bar.advance(max(0, len(text) - done))
+    return cues
+
+
+class _AudioFile:
+    """An audio file written under a temporary name, renamed to its own when closed
+    without an error; removed otherwise."""
+
+    def __init__(self, path: Path, fmt: str, subtype: str) -> None:
+        self.path = path
+        self.frames = 0
+        self._tmp = _temporary(path)
+        self._fmt, self._subtype = fmt, subtype
+        self._file = None
+
+    def __enter__(self) -> _AudioFile:
+        import soundfile
+
+        try:
+            self._file = soundfile.SoundFile(
+                str(self._tmp), "w", SAMPLE_RATE, 1, self._subtype, format=self._fmt
+            )
+        except (soundfile.LibsndfileError, OSError) as e:
+            raise ExportError(f"cannot write {self.path}: {e}") from None
+        return self
+
+    def write(self, samples: np.ndarray) -> None:
+        if samples.size and self._file is not None:
+            self._file.write(np.clip(samples, -1.0, 1.0))
+            self.frames += samples.size
+
+    def __exit__(self, kind: object, value: object, tb: object) -> None:
+        if self._file is not None:
+            self._file.close()
+        if kind is None and self.frames:
+            os.replace(self._tmp, self.path)
+        else:
+            with contextlib.suppress(OSError):
+                self._tmp.unlink()
