@@ -37,6 +37,7 @@ from tray_reader import config, control
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
+from tray_reader.reading_window import CaptionSource, PlayerCaption
 from tray_reader.selection import SelectionReader
 from tray_reader.speech.types import AudioSink
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
@@ -154,6 +155,8 @@ class Parts:
     """Opens a file in the user's editor (Settings…)."""
     enroll: Callable[[], None] | None = None
     """Starts voice enrolment, when the voices package offers it from the tray."""
+    reading_window: Callable[[CaptionSource], None] | None = None
+    """Opens the reading window over a caption source (reading_window.py), where GTK is."""
     watch_selection: Callable[[Callable[[], None]], Callable[[], None] | None] | None = None
     """Starts calling its argument whenever the selection changes; returns how to stop
     (None: cannot watch here). See selection_watch."""
@@ -262,6 +265,7 @@ class App:
             speed=self._speed,
             voices=self._voice_names,
             can_enroll=self.parts.enroll is not None,
+            can_show_reading=self.parts.reading_window is not None,
             tooltip=tip,
         )
 
@@ -451,6 +455,8 @@ class App:
             self._open_settings()
         elif action == "enroll" and self.parts.enroll is not None:
             self.parts.enroll()
+        elif action == "reading_window" and self.parts.reading_window is not None:
+            self.parts.reading_window(PlayerCaption(self.parts.player, lambda: self.last_text))
         else:
             self.dispatch(action, [argument] if argument else [])
 
@@ -657,6 +663,7 @@ def _xdg_open(path: Path) -> None:
 def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
     from tray_reader.hotkeys import PynputHotkeys
     from tray_reader.notify import DBusNotifier
+    from tray_reader.reading_window import open_reading_window
     from tray_reader.selection import (
         Clipboard,
         DesktopSelection,
@@ -666,7 +673,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
     )
     from tray_reader.selection_watch import watch_primary
     from tray_reader.speech.synthesis import load_synthesizer
-    from tray_reader.tray import PystrayTray
+    from tray_reader.tray import PystrayTray, gtk_available
 
     try:
         clipboard: Clipboard = desktop_clipboard()
@@ -683,6 +690,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
         load_pipeline=load_synthesizer,
         open_file=_xdg_open,
         enroll=_enroll_hook(),
+        reading_window=open_reading_window if gtk_available() else None,
         watch_selection=watch_primary if session_type() == "x11" else None,
     )
 

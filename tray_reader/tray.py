@@ -48,6 +48,8 @@ class TrayModel:
     """All voices, for the Voice menu."""
     can_enroll: bool = False
     """Show 'Enroll voice…' (the voices package provides enrolment)."""
+    can_show_reading: bool = False
+    """Show 'Show reading window' (GTK is there to draw it)."""
     tooltip: str = "tray-reader"
     """Hover text."""
 
@@ -55,7 +57,9 @@ class TrayModel:
 OnAction = Callable[[str, str], None]
 """Called with (action, argument) when a menu item is chosen."""
 
-MENU_ACTIONS = ("read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "quit")
+MENU_ACTIONS = (
+    "read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "reading_window", "quit"
+)  # fmt: skip
 
 
 class TrayView(Protocol):
@@ -209,6 +213,8 @@ class PystrayTray:
             if m.can_enroll:
                 yield Item("Enroll voice…", act("enroll"))
             yield Item("Settings…", act("settings"))
+            if m.can_show_reading:
+                yield Item("Show reading window", act("reading_window"))
             yield Menu.SEPARATOR
             yield Item("Quit", act("quit"))
 

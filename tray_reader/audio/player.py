@@ -282,6 +282,21 @@ class Player:
         """Restart the sentence being heard, or go to the one before if it just began."""
         self._post_seek("previous")
 
+    def jump_to_text(self, char: int) -> bool:
+        """Jump to the start of the sentence holding character ``char`` of the text being
+        read (a caption window's click); False when that sentence's audio is not kept."""
+        with self._cond:
+            if self._req is None or self._stopping:
+                return False
+            tl = self._req.timeline
+            for position in range(tl.oldest, len(tl)):
+                span = tl.sentence_span(position)
+                if span is not None and span[0] <= char < span[1]:
+                    self._seek = position
+                    self._cond.notify_all()
+                    return True
+        return False
+
     @property
     def volume(self) -> float:
         return self._volume
