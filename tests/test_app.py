@@ -248,6 +248,7 @@ def test_settings_file_changes_apply_while_running(rig):
         "read": "<ctrl>+<alt>+r",
         "pause": "<ctrl>+<alt>+k",
         "stop": "<ctrl>+<alt>+s",
+        "reading_window": "<ctrl>+<alt>+w",
     }
     assert any("hotkeys.queue" in p and "already used by hotkeys.read" in p for p in app.status()["problems"])
     assert any("settings" in s for s, _ in rig.parts.notifier.sent)

@@ -76,6 +76,7 @@ def test_conflicting_or_invalid_hotkey_is_turned_off_and_others_stay():
         "read": "<ctrl>+<alt>+r",
         "pause": "<ctrl>+<alt>+<f5>",
         "stop": "<ctrl>+<alt>+s",
+        "reading_window": "<ctrl>+<alt>+w",
     }
 
 
@@ -140,3 +141,19 @@ def test_config_dir_honours_xdg(monkeypatch, tmp_path):
 def test_given_lists_only_valid_keys_from_the_file():
     loaded = config.validate({"voice": "am_adam", "speed": 7, "hotkeys": {}})
     assert loaded.given == frozenset({"voice", "hotkeys"})
+
+
+@pytest.mark.parametrize("value", [7, 73, 12.5, True, "big"])
+def test_reading_font_size_outside_its_range_names_the_key_and_uses_the_default(value):
+    loaded = config.validate({"reading_font_size": value})
+    assert loaded.settings.reading_font_size == 18
+    assert any("reading_font_size" in p and "8 to 72" in p for p in loaded.problems)
+
+
+def test_reading_window_settings_are_read():
+    loaded = config.validate(
+        {"reading_font_size": 30, "reading_high_contrast": True, "reading_on_top": False}
+    )
+    s = loaded.settings
+    assert (s.reading_font_size, s.reading_high_contrast, s.reading_on_top) == (30, True, False)
+    assert not loaded.problems

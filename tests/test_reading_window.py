@@ -131,7 +131,7 @@ def test_the_window_follows_the_player_and_a_click_jumps(desktop, monkeypatch):
 
 def test_the_tray_item_opens_the_window_over_the_text_being_read(rig):  # noqa: F811
     opened: list = []
-    rig.parts.reading_window = opened.append
+    rig.parts.reading_window = lambda source, style: opened.append((source, style))
     rig.app = app = rig.make()
     threading.Thread(target=app.run, daemon=True).start()
     tray = rig.parts.tray
@@ -141,5 +141,9 @@ def test_the_tray_item_opens_the_window_over_the_text_being_read(rig):  # noqa: 
     app.dispatch("read", ["one two three four five six"])
     tray.choose("reading_window")
     _wait(lambda: opened)
-    assert opened[0].caption()[0] == "one two three four five six"
-    _wait(lambda: opened[0].caption()[1] is not None)  # the player's position, while it reads
+    source, style = opened[0]
+    assert style.font_size == 18 and style.keep_above and not style.high_contrast  # the settings
+    assert source.caption()[0] == "one two three four five six"
+    _wait(lambda: source.caption()[1] is not None)  # the player's position, while it reads
+    rig.parts.hotkeys.press("reading_window")  # the hotkey opens it too
+    _wait(lambda: len(opened) == 2)

@@ -37,7 +37,7 @@ from tray_reader import config, control
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
-from tray_reader.reading_window import CaptionSource, PlayerCaption
+from tray_reader.reading_window import CaptionSource, CaptionStyle, PlayerCaption
 from tray_reader.selection import SelectionReader
 from tray_reader.speech.types import AudioSink
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
@@ -155,7 +155,7 @@ class Parts:
     """Opens a file in the user's editor (Settings…)."""
     enroll: Callable[[], None] | None = None
     """Starts voice enrolment, when the voices package offers it from the tray."""
-    reading_window: Callable[[CaptionSource], None] | None = None
+    reading_window: Callable[[CaptionSource, CaptionStyle], None] | None = None
     """Opens the reading window over a caption source (reading_window.py), where GTK is."""
     watch_selection: Callable[[Callable[[], None]], Callable[[], None] | None] | None = None
     """Starts calling its argument whenever the selection changes; returns how to stop
@@ -456,7 +456,9 @@ class App:
         elif action == "enroll" and self.parts.enroll is not None:
             self.parts.enroll()
         elif action == "reading_window" and self.parts.reading_window is not None:
-            self.parts.reading_window(PlayerCaption(self.parts.player, lambda: self.last_text))
+            s = self.settings
+            style = CaptionStyle(s.reading_font_size, s.reading_high_contrast, s.reading_on_top)
+            self.parts.reading_window(PlayerCaption(self.parts.player, lambda: self.last_text), style)
         else:
             self.dispatch(action, [argument] if argument else [])
 

@@ -20,6 +20,7 @@ from tray_reader.paths import config_dir
 SPEED_RANGE = (0.5, 2.0)
 VOLUME_RANGE = (0.0, 1.0)
 MAX_THREADS = 16
+FONT_SIZES = (8, 72)
 
 MODIFIERS = {"ctrl": "ctrl", "control": "ctrl", "alt": "alt", "shift": "shift", "super": "cmd", "win": "cmd"}
 """Modifier names a hotkey may use, and their pynput names."""
@@ -64,6 +65,8 @@ class Hotkeys:
     """Pause or resume playback."""
     stop: str = "ctrl+alt+s"
     """Stop and clear the queue."""
+    reading_window: str = "ctrl+alt+w"
+    """Show the reading window (the text being read, its sentence and word highlighted)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,12 @@ class Settings:
     put your previous clipboard text back."""
     notifications: bool = True
     """Show a short desktop notification when there is nothing to read or something fails."""
+    reading_font_size: int = 18
+    """Text size in the reading window, in points (8 to 72)."""
+    reading_high_contrast: bool = False
+    """The reading window in white on black with a strong highlight, instead of the theme's colours."""
+    reading_on_top: bool = True
+    """Keep the reading window above other windows."""
     hotkeys: Hotkeys = field(default_factory=Hotkeys)
     """The [hotkeys] table."""
 
@@ -240,7 +249,24 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         else:
             threads = v
     flags = {}
-    for key in ("copy_and_restore", "notifications", "fast_model", "prepare_selection"):
+    font_size = d.reading_font_size
+    if "reading_font_size" in raw:
+        v = raw["reading_font_size"]
+        if isinstance(v, bool) or not isinstance(v, int) or not FONT_SIZES[0] <= v <= FONT_SIZES[1]:
+            problems.append(
+                f"{where}: reading_font_size = {v!r} is not allowed; use a whole number from "
+                f"{FONT_SIZES[0]} to {FONT_SIZES[1]}. Using {d.reading_font_size}."
+            )
+        else:
+            font_size = v
+    for key in (
+        "copy_and_restore",
+        "notifications",
+        "fast_model",
+        "prepare_selection",
+        "reading_high_contrast",
+        "reading_on_top",
+    ):
         v = raw.get(key, getattr(d, key))
         if not isinstance(v, bool):
             problems.append(
@@ -295,6 +321,9 @@ def validate(raw: dict, where: str = "settings") -> LoadedSettings:
         prepare_selection=flags["prepare_selection"],
         notifications=flags["notifications"],
         fast_model=flags["fast_model"],
+        reading_font_size=font_size,
+        reading_high_contrast=flags["reading_high_contrast"],
+        reading_on_top=flags["reading_on_top"],
         hotkeys=Hotkeys(**chosen),
     )
     bad = {k for k in known if any(p.startswith(f"{where}: {k} ") for p in problems)}
