@@ -147,3 +147,60 @@ def test_the_tray_item_opens_the_window_over_the_text_being_read(rig):  # noqa: 
     _wait(lambda: source.caption()[1] is not None)  # the player's position, while it reads
     rig.parts.hotkeys.press("reading_window")  # the hotkey opens it too
     _wait(lambda: len(opened) == 2)
+
+
+DOCUMENT = (
+    "# Reading along\n\n"
+    "Many readers follow the words with their eyes while they listen. "
+    "A highlighted sentence shows where the voice is, and a marked word shows the very word. "
+    "This paragraph is long enough to be heard for a while, sentence after sentence, "
+    "so that the highlight can be seen to move along the lines of the text as it goes.\n"
+)
+WORD_COLOUR = (0xFF, 0xC4, 0x00)
+
+
+def _marked_box(desktop, geometry) -> tuple[int, int, int, int] | None:
+    """The bounding box of the word highlight's colour in the window, from the screen."""
+    x, y, w, h = geometry
+    pixels = np.frombuffer(desktop.grab(x, y, w, h), np.uint8).reshape(h, w, 3)
+    ys, xs = np.nonzero(np.all(pixels == WORD_COLOUR, axis=2))
+    return None if not len(xs) else (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
+
+
+@pytest.mark.desktop
+def test_the_tray_menu_opens_the_window_while_a_document_is_read(tray_daemon, desktop, tmp_path):
+    """The real path: `read -f` to the daemon, the tray menu's "Show reading window" (right
+    click, keyboard), the word highlight on the screen at two moments, in two places."""
+
+    def shown() -> set[str]:
+        return set(
+            desktop.xdotool("search", "--onlyvisible", "--name", "tray-reader: reading", check=False).split()
+        )
+
+    doc = tmp_path / "along.md"
+    doc.write_text(DOCUMENT)
+    result = tray_daemon.cli("read", "-f", str(doc))
+    assert result.returncode == 0, result.stderr
+    tray_daemon.wait_state("speaking", 60)
+    assert tray_daemon.status()["last_text"].startswith("Reading along\n\nMany readers")
+    others = shown()
+    _, x, y, w, h = _wait(desktop.tray_icons, 10)[0]
+    desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
+    desktop.xdotool("click", "3")
+    time.sleep(0.8)
+    # Read selection, Pause, Stop, Next, Previous, Voice, Speed, Enroll voice…, Settings…, then
+    # Show reading window (10th).
+    desktop.xdotool("key", "--delay", "80", *["Down"] * 10, "Return")
+    wid = _wait(lambda: shown() - others, 15).pop()
+    desktop.xdotool("mousemove", "900", "700")
+    geometry = _wait(lambda: desktop._geometry(wid), 5)
+    boxes = []
+    for moment in (1, 2):
+        boxes.append(_wait(lambda: _marked_box(desktop, geometry), 10))
+        print(f"\nscreenshot {desktop.screenshot(f'reading-window-daemon-{moment}.png')}")
+        time.sleep(1.5)
+    assert boxes[0] != boxes[1], "the marked word did not move"
+    assert tray_daemon.status()["state"] == "speaking"
+    tray_daemon.cli("ctl", "stop")
+    tray_daemon.wait_state("idle", 10)
+    assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
