@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.make_documents import write_epub, write_pdf
@@ -57,3 +59,76 @@ def test_the_daemon_reads_a_document_and_keeps_running_after_a_bad_one(rig, tmp_
     app.dispatch("read", ["still reading"])
     _wait(lambda: len(rig.pipeline.texts) == 2)
     assert rig.pipeline.texts[-1] == "still reading"
+
+
+def test_the_tray_s_open_document_reads_the_file_chosen(rig, tmp_path):  # noqa: F811
+    import threading
+
+    page = tmp_path / "p.html"
+    page.write_text("<h1>Chosen</h1><p>From the tray.</p>")
+    rig.parts.choose_document = lambda on_chosen: on_chosen(page)
+    rig.app = app = rig.make()
+    threading.Thread(target=app.run, daemon=True).start()
+    _wait(rig.parts.tray.running.is_set)
+    _wait(app.worker.ready.is_set)
+    rig.parts.tray.choose("open_document")
+    _wait(lambda: rig.pipeline.texts)
+    assert rig.pipeline.texts[-1] == "Chosen\n\nFrom the tray."
+
+
+CHOOSER_SCRIPT = """
+import sys, time
+import gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk
+from tray_reader import document_chooser
+
+context = GLib.MainContext.default()
+
+def pump(seconds, until):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not until():
+        while context.pending():
+            context.iteration(False)
+        time.sleep(0.01)
+    return bool(until())
+
+chosen = []
+document_chooser.choose_document(chosen.append)
+assert pump(5, lambda: bool(document_chooser._open)), "no dialog"
+dialog = document_chooser._open[0]
+print("filter", dialog.get_filter().get_name())
+dialog.set_filename(sys.argv[1])
+assert pump(5, lambda: dialog.get_filename() == sys.argv[1]), dialog.get_filename()
+dialog.response(Gtk.ResponseType.ACCEPT)
+assert pump(5, lambda: chosen)
+print("chosen", chosen[0])
+assert not document_chooser._open
+document_chooser.choose_document(chosen.append)
+assert pump(5, lambda: bool(document_chooser._open))
+document_chooser._open[0].response(Gtk.ResponseType.CANCEL)
+assert pump(5, lambda: not document_chooser._open)
+print("after cancel", len(chosen))
+"""
+
+
+@pytest.mark.desktop
+def test_the_file_chooser_hands_over_the_file_picked(desktop, tmp_path):
+    # In a process of its own: the chooser ties the process to the desktop's session bus
+    # (GLib ends a process whose session bus closes, and this one closes with the fixture).
+    import subprocess
+    import sys
+
+    doc = tmp_path / "chosen.epub"
+    doc.write_bytes(b"")
+    result = subprocess.run(
+        [sys.executable, "-c", CHOOSER_SCRIPT, str(doc)],
+        env={**desktop.env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("filter Documents (") and ".epub" in lines[0]
+    assert lines[1:] == [f"chosen {doc}", "after cancel 1"]

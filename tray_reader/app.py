@@ -157,6 +157,8 @@ class Parts:
     """Starts voice enrolment, when the voices package offers it from the tray."""
     reading_window: Callable[[CaptionSource, CaptionStyle], None] | None = None
     """Opens the reading window over a caption source (reading_window.py), where GTK is."""
+    choose_document: Callable[[Callable[[Path], None]], None] | None = None
+    """Asks for a document to read, then calls its argument with the file (document_chooser.py)."""
     watch_selection: Callable[[Callable[[], None]], Callable[[], None] | None] | None = None
     """Starts calling its argument whenever the selection changes; returns how to stop
     (None: cannot watch here). See selection_watch."""
@@ -459,6 +461,10 @@ class App:
             s = self.settings
             style = CaptionStyle(s.reading_font_size, s.reading_high_contrast, s.reading_on_top)
             self.parts.reading_window(PlayerCaption(self.parts.player, lambda: self.last_text), style)
+        elif action == "open_document" and self.parts.choose_document is not None:
+            self.parts.choose_document(
+                lambda path: self._queue_action("document", str(path), time.monotonic())
+            )
         else:
             self.dispatch(action, [argument] if argument else [])
 
@@ -663,6 +669,7 @@ def _xdg_open(path: Path) -> None:
 
 
 def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
+    from tray_reader.document_chooser import choose_document
     from tray_reader.hotkeys import PynputHotkeys
     from tray_reader.notify import DBusNotifier
     from tray_reader.reading_window import open_reading_window
@@ -693,6 +700,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
         open_file=_xdg_open,
         enroll=_enroll_hook(),
         reading_window=open_reading_window if gtk_available() else None,
+        choose_document=choose_document if gtk_available() else None,
         watch_selection=watch_primary if session_type() == "x11" else None,
     )
 

@@ -49,7 +49,7 @@ class TrayModel:
     can_enroll: bool = False
     """Show 'Enroll voice…' (the voices package provides enrolment)."""
     can_show_reading: bool = False
-    """Show 'Show reading window' (GTK is there to draw it)."""
+    """Show 'Show reading window' and 'Open document…' (GTK is there to draw them)."""
     tooltip: str = "tray-reader"
     """Hover text."""
 
@@ -58,7 +58,8 @@ OnAction = Callable[[str, str], None]
 """Called with (action, argument) when a menu item is chosen."""
 
 MENU_ACTIONS = (
-    "read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "reading_window", "quit"
+    "read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "reading_window", "open_document",
+    "quit"
 )  # fmt: skip
 
 
@@ -215,6 +216,7 @@ class PystrayTray:
             yield Item("Settings…", act("settings"))
             if m.can_show_reading:
                 yield Item("Show reading window", act("reading_window"))
+                yield Item("Open document…", act("open_document"))
             yield Menu.SEPARATOR
             yield Item("Quit", act("quit"))
 
