@@ -77,13 +77,17 @@ def test_the_player_reports_the_sentence_and_word_being_heard():
 
     words = (WordTiming(0, 4800, (0, 3)), WordTiming(9600, 14400, (4, 8)))
     try:
-        player.play(AudioChunk(np.full(SAMPLE_RATE, 0.1, np.float32), 0, words=words, sentence_span=(0, 9)))
+        first = AudioChunk(
+            np.full(SAMPLE_RATE, 0.1, np.float32), 0, words=words, sentence_span=(0, 9), text="T" * 20
+        )
+        player.play(first)
         player.play(AudioChunk(np.full(SAMPLE_RATE // 2, 0.1, np.float32), 1, True, (), (10, 20)))
         wait_for(lambda: player.buffered >= 0.29)
         stream = out.streams[0]
         advance(30)  # 300 ms
         reading = player.reading
         assert reading is not None and reading.sentence == 0 and reading.word_span == (0, 3)
+        assert reading.text == "T" * 20  # the text the spans index, from the first piece
         advance(15)  # 450 ms: the second word began at 400 ms
         assert player.reading.word_span == (4, 8)
         advance(60)  # 1050 ms: the second sentence
@@ -140,7 +144,9 @@ def test_every_spoken_word_has_a_timing_in_order(engine, phonemizer):
     text = "It cost $5.50 in 1999, said Dr. Jones.\n\nA second paragraph follows."
     synth = Synthesizer(TextFrontEnd(phonemizer), engine)
     pos, timings = 0, []
-    for c in synth.stream(text, fixed_voice(model_files.stock_pack("af_heart"))):
+    chunks = list(synth.stream(text, fixed_voice(model_files.stock_pack("af_heart"))))
+    assert chunks[0].text == text and all(c.text is None for c in chunks[1:])
+    for c in chunks:
         timings += [WordTiming(pos + w.start, pos + w.end, w.span) for w in c.words]
         pos += c.samples.size
         if c.words:

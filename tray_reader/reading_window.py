@@ -45,14 +45,19 @@ class CaptionSource(Protocol):
 
 
 class PlayerCaption:
-    """A `CaptionSource` over a player and the text of the read it plays."""
+    """A `CaptionSource` over a player: the text it plays (each read's first piece brings
+    it), else ``fallback()`` (the last text read) while it plays nothing."""
 
-    def __init__(self, player: Any, text: Callable[[], str | None]) -> None:
+    def __init__(self, player: Any, fallback: Callable[[], str | None]) -> None:
         self._player = player
-        self._text = text
+        self._fallback = fallback
+        self._text: str | None = None
 
     def caption(self) -> tuple[str, Reading | None]:
-        return self._text() or "", self._player.reading
+        reading = self._player.reading
+        if reading is not None and reading.text is not None:
+            self._text = reading.text
+        return self._text or self._fallback() or "", reading
 
     def jump_to_text(self, char: int) -> bool:
         return bool(self._player.jump_to_text(char))

@@ -71,6 +71,8 @@ class Reading:
     or no timings)."""
     seconds: float
     """Seconds of the sentence heard."""
+    text: str | None = None
+    """The text being read, which the spans index (None: not told)."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,8 @@ class Player:
                 return
             if req.handed_at is None:
                 req.handed_at = time.monotonic()
+            if chunk.text is not None:
+                req.timeline.text = chunk.text
             req.timeline.append(chunk.sentence, chunk.samples, chunk.words, chunk.sentence_span)
             if chunk.last:
                 req.timeline.finished = True
@@ -330,7 +334,11 @@ class Player:
                 return None
             word = tl.word_at(position, int(heard * SAMPLE_RATE))
             return Reading(
-                tl.sentence_id(position), tl.sentence_span(position), word.span if word else None, heard
+                tl.sentence_id(position),
+                tl.sentence_span(position),
+                word.span if word else None,
+                heard,
+                tl.text,
             )
 
     @property

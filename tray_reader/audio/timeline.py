@@ -46,6 +46,8 @@ class Timeline:
         """Cursor: frames of that sentence already taken."""
         self.finished = False
         """No more audio will be appended."""
+        self.text: str | None = None
+        """The text read (its first piece brings it), which the sentence and word spans index."""
         self._forgotten = 0
 
     @property

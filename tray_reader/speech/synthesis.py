@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnxruntime as ort
@@ -306,6 +306,7 @@ class Synthesizer:
         (`_Lookahead`)."""
         cancel = cancel or threading.Event()
         started: float | None = None
+        started_text = False  # the first piece carries the text
         samples = 0
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
@@ -327,7 +328,8 @@ class Synthesizer:
                     samples += ready.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)
-                    yield ready
+                    yield ready if started_text else replace(ready, text=text)
+                    started_text = True
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
@@ -338,7 +340,8 @@ class Synthesizer:
                     samples += piece.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
-                    yield piece
+                    yield piece if started_text else replace(piece, text=text)
+                    started_text = True
         finally:
             ahead.close()
 

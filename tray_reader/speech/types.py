@@ -32,6 +32,8 @@ class AudioChunk:
     first piece of each text chunk; empty when the model's durations are not known)."""
     sentence_span: tuple[int, int] | None = None
     """[start, end) characters of its sentence in the text as given."""
+    text: str | None = None
+    """The text of the whole request, on its first piece (what the spans index)."""
 
 
 class AudioSink(Protocol):
