@@ -154,3 +154,21 @@ def test_subtitle_formats():
         "1\n00:00:00,000 --> 00:00:01,500\nOne.\n\n2\n01:01:01,250 --> 01:01:02,000\nTwo lines.\n"
     )
     assert subtitle_text(cues, "vtt").startswith("WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nOne.\n")
+
+
+class _Silent:
+    """Finds nothing readable: yields no audio."""
+
+    def stream(self, text, voice, cancel=None):
+        return iter(())
+
+
+def test_a_document_with_nothing_readable_writes_nothing_and_says_so(tmp_path):
+    book = write_epub(tmp_path / "book.epub", "Book", CHAPTERS)
+    fake = (_Silent(), np.zeros((510, 1, 256), np.float32), 1.0)
+    for per_chapter in (False, True):
+        with pytest.raises(ExportError, match="nothing readable"):
+            export_document(
+                book, tmp_path / "x.ogg", per_chapter=per_chapter, synthesizer=fake, progress=False
+            )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.epub"]

@@ -177,6 +177,8 @@ def export_document(
                 target = out.with_name(f"{out.stem}-{n:0{width}d}-{_safe_name(chapter.title)}{out.suffix}")
                 with _AudioFile(target, fmt, subtype) as audio:
                     cues = _read_into(synth, pack, rate, chapter, audio, bar)
+                if not audio.frames:
+                    continue  # nothing readable in it: no file
                 if subtitles != "none":
                     _write_text(target.with_suffix(f".{subtitles}"), subtitle_text(cues, subtitles))
                 written.append(target)
@@ -189,17 +191,20 @@ def export_document(
                     marks.append((offset, chapter.title))
                     cues = _read_into(synth, pack, rate, chapter, audio, bar)
                     all_cues += [Cue(c.start + offset, c.end + offset, c.text) for c in cues]
-            if subtitles != "none":
-                _write_text(out.with_suffix(f".{subtitles}"), subtitle_text(all_cues, subtitles))
-            if len(chapters) > 1:
-                _write_text(out.with_suffix(".chapters.txt"), chapter_marks(marks))
-            written.append(out)
+            if audio.frames:
+                if subtitles != "none":
+                    _write_text(out.with_suffix(f".{subtitles}"), subtitle_text(all_cues, subtitles))
+                if len(chapters) > 1:
+                    _write_text(out.with_suffix(".chapters.txt"), chapter_marks(marks))
+                written.append(out)
     except KeyboardInterrupt:
         bar.close()
         done = ", ".join(p.name for p in written) or "no file"
         print(f"\nstopped: finished {done}; the unfinished file was removed", file=sys.stderr)
         raise
     bar.close()
+    if not written:
+        raise ExportError(f"{file} has nothing readable (see `tray-reader say -f {file} --show-text`)")
     return written
 
 

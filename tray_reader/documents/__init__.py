@@ -92,13 +92,13 @@ def load_document(path: Path) -> Document:
     elif suffix == ".pdf":
         from tray_reader.documents.pdf import read_pdf
 
-        _read_bytes_size_only(path, MAX_PACKED_BYTES)
+        _check_size(path, MAX_PACKED_BYTES)
         title, paragraphs = read_pdf(path)
         chapters = (Chapter(title or path.stem, tuple(paragraphs)),)
     else:
         from tray_reader.documents.epub import read_epub
 
-        _read_bytes_size_only(path, MAX_PACKED_BYTES)
+        _check_size(path, MAX_PACKED_BYTES)
         title, found = read_epub(path)
         chapters = tuple(found)
     chapters = tuple(c for c in chapters if c.blocks)
@@ -108,7 +108,7 @@ def load_document(path: Path) -> Document:
     return Document(path, title or first_heading or path.stem, chapters)
 
 
-def _read_bytes_size_only(path: Path, limit: int) -> None:
+def _check_size(path: Path, limit: int) -> None:
     try:
         size = path.stat().st_size
     except OSError as e:

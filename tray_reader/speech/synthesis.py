@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import onnxruntime as ort
@@ -247,7 +247,7 @@ class Synthesizer:
             # the first piece comes as early as possible, and a read that comes before
             # the chunk is done never waits for a large window.
             prepared = Prepared(
-                text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0)
+                text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
             )
             for _ in prepared.replay():
                 if cancel.is_set():
@@ -266,9 +266,11 @@ class Synthesizer:
         speed: float,
         lead: float,
         part_a: PartA | None = None,
+        text: str | None = None,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it. The
-        first piece carries the words' timings."""
+        first piece carries the words' timings (and ``text``: the first chunk of a read
+        brings the read's text)."""
         words: tuple[WordTiming, ...] = ()
         if chunk.words:
             if part_a is None or not part_a.made_for(ids, pack, speed):
@@ -276,10 +278,10 @@ class Synthesizer:
             words = chunk_timings(self.engine, part_a, ids, chunk.words, self.frontend.vocab)
         span = chunk.sentence_span
         for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
-            yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span)
-            words = ()
+            yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
+            words, text = (), None
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
-        yield AudioChunk(pause, chunk.sentence, sentence_span=span)
+        yield AudioChunk(pause, chunk.sentence, sentence_span=span, text=text)
 
     def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""
@@ -306,7 +308,6 @@ class Synthesizer:
         (`_Lookahead`)."""
         cancel = cancel or threading.Event()
         started: float | None = None
-        started_text = False  # the first piece carries the text
         samples = 0
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
@@ -328,20 +329,21 @@ class Synthesizer:
                     samples += ready.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)
-                    yield ready if started_text else replace(ready, text=text)
-                    started_text = True
+                    yield ready
+            # The read's first piece brings its text (prepared pieces have it already).
+            first_text: str | None = None if self.served_prepared else text
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
-                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a):
+                chunk_text, first_text = first_text, None
+                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a, chunk_text):
                     if cancel.is_set():
                         return
                     started = started or time.perf_counter()
                     samples += piece.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
-                    yield piece if started_text else replace(piece, text=text)
-                    started_text = True
+                    yield piece
         finally:
             ahead.close()
 
