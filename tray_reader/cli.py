@@ -194,6 +194,28 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_speechd_module(args: argparse.Namespace) -> int:
+    from tray_reader.speechd import module
+
+    return module.serve(args.threads)
+
+
+def cmd_speechd(args: argparse.Namespace) -> int:
+    from tray_reader.speechd import install
+
+    if args.action == "install":
+        for line in install.install(
+            install.UserDirs.from_environment(), install.module_command(args.command)
+        ):
+            print(line)
+    elif args.action == "remove":
+        for line in install.remove(install.UserDirs.from_environment()):
+            print(line)
+    else:
+        print(install.status(install.UserDirs.from_environment()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tray-reader", description="Reads selected text aloud, offline.")
     p.add_argument("--version", action="version", version=f"tray-reader {__version__}")
@@ -236,6 +258,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="list the audio output devices (* marks the default)")
     devices.set_defaults(func=cmd_devices)
+
+    module = sub.add_parser(
+        "speechd-module", help="speech-dispatcher output module (speech-dispatcher starts it)"
+    )
+    module.add_argument("config", nargs="?", help="module configuration file (ignored; given by the server)")
+    module.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    module.set_defaults(func=cmd_speechd_module)
+
+    speechd = sub.add_parser(
+        "speechd", help="make tray-reader a speech-dispatcher voice: install|remove|status"
+    )
+    speechd.add_argument("action", choices=["install", "remove", "status"], nargs="?", default="status")
+    speechd.add_argument(
+        "--command",
+        default=None,
+        help="command that starts the module (default: this Python running tray_reader.cli speechd-module)",
+    )
+    speechd.set_defaults(func=cmd_speechd)
 
     doctor = sub.add_parser("doctor", help="print versions, devices, model checks and fixes for problems")
     doctor.add_argument(

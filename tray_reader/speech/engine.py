@@ -132,6 +132,9 @@ class KokoroEngine:
     """Two threads that decode two windows at once when the lead allows (`stream`)."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
+    f0_scale: float = 1.0
+    """Factor on part A's f0 (and the sine source's phase, which is its running sum) before
+    part B: the voice's pitch moved, its timing and timbre kept (split model only)."""
 
     @classmethod
     def load(
@@ -223,6 +226,7 @@ class KokoroEngine:
         else:
             assert self.features is not None and self.decoder is not None
             asr, f0, energy, _ = self.features.run(None, feeds)
+            f0 = f0 * np.float32(self.f0_scale) if self.f0_scale != 1.0 else f0
             offset = np.zeros((1, 1, 9), np.float32)
             out = self.decoder.run(
                 None,
@@ -296,6 +300,9 @@ class KokoroEngine:
             part_a = self.part_a(ids, pack, speed)
             assert part_a is not None
         asr, f0, energy, phase = part_a.asr, part_a.f0, part_a.energy, part_a.phase
+        if self.f0_scale != 1.0:
+            scale = np.float32(self.f0_scale)
+            f0, phase = f0 * scale, phase * scale
         decoder = self.decoder
 
         def timed(window: dict[str, np.ndarray]) -> np.ndarray:
