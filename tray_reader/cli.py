@@ -205,7 +205,7 @@ def cmd_speechd(args: argparse.Namespace) -> int:
 
     if args.action == "install":
         for line in install.install(
-            install.UserDirs.from_environment(), install.module_command(args.command)
+            install.UserDirs.from_environment(), install.module_command(args.module_command)
         ):
             print(line)
     elif args.action == "remove":
@@ -272,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     speechd.add_argument("action", choices=["install", "remove", "status"], nargs="?", default="status")
     speechd.add_argument(
         "--command",
+        dest="module_command",
         default=None,
         help="command that starts the module (default: this Python running tray_reader.cli speechd-module)",
     )

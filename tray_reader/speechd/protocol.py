@@ -166,16 +166,17 @@ def parse_int(value: str, low: int = -100, high: int = 100) -> int | None:
 
 
 VOICE_TYPES = {
-    "MALE1": "am_michael",
-    "MALE2": "bm_george",
-    "MALE3": "am_fenrir",
+    "MALE2": "am_michael",
+    "MALE3": "bm_george",
     "FEMALE1": "af_heart",
     "FEMALE2": "bf_emma",
     "FEMALE3": "af_bella",
     "CHILD_MALE": "am_puck",
     "CHILD_FEMALE": "af_sky",
 }
-"""The stock voice each of speech-dispatcher's voice types (`spd-say -t`) picks."""
+"""The stock voice each of speech-dispatcher's voice types (`spd-say -t`) picks. MALE1 is
+missing on purpose: it is the type the server sends when nobody chose one, so it means
+the user's default tray-reader voice."""
 
 
 def voice_language(name: str) -> str:

@@ -79,6 +79,8 @@ def segments(ssml: str) -> list[Segment]:
     spelled = 0  # depth of <say-as> that spell their content
 
     def say(text: str) -> None:
+        if not text:
+            return
         text = clean_text(text)
         if spelled:
             text = spell(text)
