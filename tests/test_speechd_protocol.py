@@ -451,3 +451,11 @@ def test_install_keeps_a_user_module_list(tmp_path: Path) -> None:
     assert "espeak-ng" not in text  # the user chose their modules; only tray-reader is added
     install.remove(dirs)
     assert dirs.conf.read_text() == 'AddModule "festival" "sd_festival" "festival.conf"\n'
+
+
+def test_probe_reports_a_module_that_does_not_answer(tmp_path: Path) -> None:
+    dirs = dirs_in(tmp_path)
+    install.install(dirs, "sh -c 'exit 4'")
+    assert install.probe(dirs, timeout=10) == "the module did not answer INIT (exit 4: no output)"
+    install.install(dirs, "sh -c 'cat >/dev/null; echo 299 OK LOADED SUCCESSFULLY; echo 210 OK QUIT'")
+    assert install.probe(dirs, timeout=10) is None

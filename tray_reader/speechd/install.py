@@ -185,3 +185,24 @@ def status(dirs: UserDirs) -> str:
     if configured(dirs):
         return f"configured: {dirs.launcher}, {dirs.module_conf}, {dirs.conf}"
     return "not configured (tray-reader speechd install)"
+
+
+def probe(dirs: UserDirs, timeout: float = 60.0) -> str | None:
+    """Start the installed launcher as speech-dispatcher would and say INIT, then QUIT:
+    None when it answers both, else what went wrong."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [str(dirs.launcher), str(dirs.module_conf)],
+            input=b"INIT\nQUIT\n",
+            capture_output=True,
+            timeout=timeout,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"the module did not run ({e})"
+    out = done.stdout.decode("utf-8", "replace")
+    if "299 OK LOADED SUCCESSFULLY" in out and "210 OK QUIT" in out:
+        return None
+    last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+    return f"the module did not answer INIT (exit {done.returncode}: {last[0]})"
