@@ -125,3 +125,118 @@ def median_f0(audio, rate: int) -> float:  # noqa: ANN001
         if c[k] > 0.5 * c[0]:
             found.append(rate / k)
     return float(np.median(found)) if found else 0.0
+
+
+class SpeechDispatcher:
+    """A private speech-dispatcher (`--run-single`, its own config, data and runtime dirs
+    under ``root``) with tray-reader's module installed by `tray-reader speechd install`;
+    stopped by PID."""
+
+    def __init__(self, root: Path, pulse_env: dict[str, str]) -> None:
+        self.root = root
+        self.env = dict(pulse_env)
+        self.env.update(
+            PYTHONPATH=str(ROOT),
+            XDG_CONFIG_HOME=str(root / "config"),
+            XDG_DATA_HOME=str(root / "data"),
+            XDG_RUNTIME_DIR=str(root / "run"),
+        )
+        self.env.pop("SPEECHD_ADDRESS", None)
+        self.socket = root / "run" / "speech-dispatcher" / "speechd.sock"
+        self.log = root / "speechd.log"
+        self.proc: subprocess.Popen | None = None
+
+    def tray_reader(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "tray_reader.cli", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def start(self, timeout: float = 30.0) -> None:
+        (self.root / "run").mkdir(mode=0o700, parents=True, exist_ok=True)
+        installed = self.tray_reader("speechd", "install")
+        assert installed.returncode == 0, installed.stderr
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                ["speech-dispatcher", "--run-single", "--timeout", "0", "--log-level", "4"],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while not self.socket.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"speech-dispatcher did not start: {self.log.read_text(errors='replace')[-2000:]}"
+                )
+            time.sleep(0.05)
+
+    def say(self, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["spd-say", *args], env=self.env, capture_output=True, text=True, timeout=timeout
+        )
+
+    def spawn_say(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen(["spd-say", *args], env=self.env)
+
+    def module_pids(self) -> list[int]:
+        """PIDs of the server's children running tray-reader's module."""
+        assert self.proc is not None
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        pids = [int(p) for p in children.read_text().split()] if children.exists() else []
+        ours = []
+        for pid in pids:
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"speechd-module" in cmdline:
+                ours.append(pid)
+        return ours
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+class SsipClient:
+    """A minimal SSIP client on speech-dispatcher's socket (for bursts spd-say is too slow for)."""
+
+    def __init__(self, socket_path: Path) -> None:
+        import socket
+
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(str(socket_path))
+        self.file = self.sock.makefile("rb")
+        assert self.command("SET self CLIENT_NAME test:burst:main").startswith("208")
+
+    def reply(self) -> str:
+        lines = []
+        while True:
+            line = self.file.readline().decode("utf-8", "replace").rstrip("\r\n")
+            lines.append(line)
+            if len(line) < 4 or line[3] == " ":
+                return "\n".join(lines)
+
+    def command(self, line: str) -> str:
+        self.sock.sendall(line.encode() + b"\r\n")
+        return self.reply()
+
+    def speak(self, text: str) -> str:
+        assert self.command("SPEAK").startswith("230")
+        self.sock.sendall(text.encode() + b"\r\n.\r\n")
+        return self.reply()
+
+    def close(self) -> None:
+        try:
+            self.command("QUIT")
+        finally:
+            self.sock.close()
