@@ -19,12 +19,16 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from tray_reader.speechd import protocol
 from tray_reader.speechd.ssml import Mark, Pause, Segment, Speech
+
+if TYPE_CHECKING:
+    from tray_reader.audio.player import Player, PlayerStatus
+    from tray_reader.speech.synthesis import Synthesizer
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +87,11 @@ class EngineSpeaker:
     def __init__(
         self,
         emit: Emit,
-        load_synthesizer: Callable[[], object],
-        player: object,
+        load_synthesizer: Callable[[], Synthesizer],
+        player: Player,
     ) -> None:
         """``load_synthesizer()`` builds and warms the pipeline (on the speaker's thread, at
-        once, so the model is warm before the first message); ``player`` is a
-        `tray_reader.audio.player.Player`."""
-        from tray_reader.audio.player import Player
-
-        assert isinstance(player, Player)
+        once, so the model is warm before the first message)."""
         self._emit = emit
         self._load = load_synthesizer
         self.player = player
@@ -139,9 +139,9 @@ class EngineSpeaker:
     def _is_current(self, message: _Message) -> bool:
         return self._current is message and not message.cancel.is_set()
 
-    def _on_status(self, status: object) -> None:
+    def _on_status(self, status: PlayerStatus) -> None:
         """Player listener (feeder thread): reports the marks before the sentence heard."""
-        heard = getattr(status, "sentence", None)
+        heard = status.sentence
         if heard is None:
             return
         with self._lock:
@@ -158,12 +158,16 @@ class EngineSpeaker:
     def _run(self) -> None:
         from tray_reader.errors import TrayReaderError
 
+        synth: Synthesizer | None = None
         try:
             synth = self._load()
-            self.player.open()
+        except Exception as e:  # noqa: BLE001 - reported with every message instead of dying
+            self.error = str(e) if isinstance(e, TrayReaderError) else f"the model did not load: {e}"
+            log.error("tray-reader cannot speak: %s", self.error)
+        try:
+            self.player.open()  # now, so the first message does not wait for the device
         except TrayReaderError as e:
-            self.error = str(e)
-            log.error("tray-reader cannot speak: %s", e)
+            log.warning("%s (tried again with each message)", e)
         self.ready.set()
         while True:
             message = self._queue.get()
@@ -172,23 +176,20 @@ class EngineSpeaker:
             if message.cancel.is_set():
                 continue
             try:
-                if self.error is not None:
-                    raise TrayReaderError(self.error)
+                if self.error is not None or synth is None:
+                    raise TrayReaderError(self.error or "the model is not loaded")
                 self._speak(synth, message)
-            except Exception as e:  # noqa: BLE001 - one bad message must not take the desktop's voice
+            except Exception:  # noqa: BLE001 - one bad message must not take the desktop's voice
                 log.exception("speaking a message failed")
                 with self._lock:
                     if self._is_current(message):
                         self._current = None
                         self._emit(protocol.EVENT_END + "\n")
-                if not isinstance(e, TrayReaderError):
-                    continue
 
-    def _speak(self, synth: object, message: _Message) -> None:
-        from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+    def _speak(self, synth: Synthesizer, message: _Message) -> None:
+        from tray_reader.speech.synthesis import fixed_voice
         from tray_reader.speech.types import AudioChunk
 
-        assert isinstance(synth, Synthesizer)
         with self._lock:
             if not self._is_current(message):
                 return
@@ -229,7 +230,7 @@ class EngineSpeaker:
                 stream = synth.stream(segment.text, fixed_voice(voice.pack, voice.speed), message.cancel)
                 for chunk in stream:
                     if cancelled():
-                        stream.close()
+                        getattr(stream, "close", lambda: None)()  # stops its work ahead now
                         return
                     sentence = base + chunk.sentence
                     place_marks(sentence)
