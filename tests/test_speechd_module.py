@@ -16,7 +16,7 @@ pytestmark = pytest.mark.desktop
 
 SET_DEFAULTS = (
     "SET\npitch=0\npitch_range=0\nrate=0\nvolume=100\npunctuation_mode=none\nspelling_mode=off\n"
-    "cap_let_recogn=none\nvoice=MALE1\nlanguage=en\nsynthesis_voice=NULL\n.\n"
+    "cap_let_recogn=none\nvoice=male1\nlanguage=c\nsynthesis_voice=NULL\n.\n"
 )
 
 

@@ -390,5 +390,6 @@ def make_engine_speaker(write: Callable[[str], None], voices: VoiceCatalog, thre
     fast = config.load(create=False).settings.fast_model
     warm = voices.pack(voices.default())
     # A short device latency: a screen reader stops speech on every key press.
-    player = Player(config=PlayerConfig(latency_ms=20.0, end_pad_ms=60.0))
+    # Kept open between bursts of speech: reopening costs a few ms each time.
+    player = Player(config=PlayerConfig(latency_ms=20.0, end_pad_ms=60.0, idle_close_s=120.0))
     return EngineSpeaker(write, lambda: load_synthesizer(threads, fast, warm), player)
