@@ -147,3 +147,43 @@ def test_burst_of_cancel_then_speak(pulse, speechd) -> None:
     words = recognise(rec.audio_since(offset), pulse.rate)
     assert word_recall("the last message is about green apples", words) >= 0.5, words
     assert "interrupted" not in words
+
+
+def test_pause_and_resume_at_a_sentence(pulse, speechd) -> None:
+    client = SsipClient(speechd.socket)
+    rec = TimedRecorder(pulse).start()
+    try:
+        assert client.command("SET self OUTPUT_MODULE tray-reader").startswith("2")
+        start = rec.mark()
+        assert client.speak(
+            "The first sentence is about red cars. The second one is about blue boats. "
+            "The third one is about green trees."
+        ).startswith("225")
+        deadline = time.monotonic() + 60
+        while rec.first_sound_after(start) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+        assert client.command("PAUSE self").startswith("2")
+        # The first sentence plays to its end, then nothing: wait for a second of silence.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            time.sleep(0.25)
+            last = last_sound(rec, start)
+            if last is not None and time.monotonic() - last > 1.5:
+                break
+        paused = rec.mark()
+        assert client.command("RESUME self").startswith("2")
+        time.sleep(8.0)
+    finally:
+        rec.stop()
+        client.close()
+    before = rec.audio_since(start)[: (paused - start) // 4]
+    after = rec.audio_since(paused)
+    heard_before = recognise(before, pulse.rate)
+    heard_after = recognise(after, pulse.rate)
+    tail = before[-pulse.rate :]  # the last second before RESUME: paused, silent
+    assert np.abs(tail).max() < 0.01, (heard_before, heard_after)
+    assert word_recall("the first sentence is about red cars", heard_before) >= 0.5, heard_before
+    assert "trees" not in heard_before
+    assert word_recall("the third one is about green trees", heard_after) >= 0.5, heard_after
+    assert "cars" not in heard_after, heard_after
