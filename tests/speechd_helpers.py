@@ -174,6 +174,9 @@ class SpeechDispatcher:
                 )
             time.sleep(0.05)
 
+    def log_tail(self, chars: int = 6000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else "(no log)"
+
     def say(self, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
         return subprocess.run(
             ["spd-say", *args], env=self.env, capture_output=True, text=True, timeout=timeout

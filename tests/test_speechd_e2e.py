@@ -5,6 +5,7 @@ and a burst of cancel-then-speak (issue 20's "Done when")."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +33,10 @@ def speechd(pulse):
         assert mixed.returncode == 0, mixed.stderr
         server.start()
         # The first message also waits for the model to finish loading and warming.
-        first = server.say("-w", "-o", "tray-reader", "Ready.", timeout=180)
+        try:
+            first = server.say("-w", "-o", "tray-reader", "Ready.", timeout=180)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the first message never ended; server log:\n" + server.log_tail())
         assert first.returncode == 0, first.stderr
         yield server
     finally:
@@ -187,3 +191,8 @@ def test_pause_and_resume_at_a_sentence(pulse, speechd) -> None:
     assert "trees" not in heard_before
     assert word_recall("the third one is about green trees", heard_after) >= 0.5, heard_after
     assert "cars" not in heard_after, heard_after
+
+
+def test_doctor_sees_the_module_answer(speechd) -> None:
+    report = speechd.tray_reader("doctor")
+    assert "tray-reader module: configured and answers" in report.stdout, report.stdout[-1500:]
