@@ -175,7 +175,9 @@ class SpeechDispatcher:
             time.sleep(0.05)
 
     def log_tail(self, chars: int = 6000) -> str:
-        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else "(no log)"
+        """The end of the server's output and of its log files (in the runtime dir)."""
+        logs = [self.log, *sorted((self.root / "run" / "speech-dispatcher" / "log").glob("*.log"))]
+        return "\n".join(f"== {p}\n{p.read_text(errors='replace')[-chars:]}" for p in logs if p.exists())
 
     def say(self, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
         return subprocess.run(
