@@ -436,9 +436,20 @@ def test_install_from_the_system_file_and_remove(tmp_path: Path) -> None:
     install.install(dirs, "/opt/python -m tray_reader.cli speechd-module")  # again: one block
     assert dirs.conf.read_text().count(install.BEGIN) == 1
     install.remove(dirs)
-    assert dirs.conf.read_text() == SYSTEM_CONF
+    assert not dirs.conf.exists()  # it was the system file's copy: nothing of the user's in it
     assert not dirs.launcher.exists() and not dirs.module_conf.exists() and not install.configured(dirs)
+    assert not dirs.config.exists() and not dirs.modules.exists()
     assert install.remove(dirs) == ["tray-reader was not configured for speech-dispatcher"]
+
+
+def test_remove_keeps_the_users_own_changes(tmp_path: Path) -> None:
+    dirs = dirs_in(tmp_path)
+    install.install(dirs, "tray-reader speechd-module")
+    dirs.conf.write_text(dirs.conf.read_text() + "DefaultRate 20\n")
+    (dirs.config / "clients").mkdir()
+    install.remove(dirs)
+    assert dirs.conf.read_text() == SYSTEM_CONF + "DefaultRate 20\n"
+    assert (dirs.config / "clients").is_dir()
 
 
 def test_install_keeps_a_user_module_list(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ Written, for the current user only (system files are never touched):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
@@ -159,18 +160,31 @@ def install(dirs: UserDirs, command: str) -> list[str]:
 
 
 def remove(dirs: UserDirs) -> list[str]:
-    """Take out what `install` added; what was done."""
+    """Take out what `install` added; what was done. A speechd.conf that is, without our
+    lines, the system file as it was copied goes too (install made it), and so do the
+    folders left empty."""
     done = []
     if dirs.conf.exists():
         text = dirs.conf.read_text(encoding="utf-8", errors="replace")
         cleaned = _without_ours(text).rstrip("\n") + "\n"
-        if cleaned != text:
+        system = dirs.system_config / "speechd.conf"
+        copied = (
+            system.exists()
+            and cleaned == system.read_text(encoding="utf-8", errors="replace").rstrip("\n") + "\n"
+        )
+        if cleaned != text and copied:
+            dirs.conf.unlink()
+            done.append(f"removed {dirs.conf} (the copy of {system} install made)")
+        elif cleaned != text:
             dirs.conf.write_text(cleaned, encoding="utf-8")
             done.append(f"removed tray-reader from {dirs.conf}")
     for path in (dirs.module_conf, dirs.launcher):
         if path.exists():
             path.unlink()
             done.append(f"removed {path}")
+    for folder in (dirs.module_conf.parent, dirs.config, dirs.modules, dirs.modules.parent):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty
     return done or ["tray-reader was not configured for speech-dispatcher"]
 
 
