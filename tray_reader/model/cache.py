@@ -151,7 +151,7 @@ def store(
 def _ort_version() -> str:
     import onnxruntime
 
-    return onnxruntime.__version__
+    return str(onnxruntime.__version__)
 
 
 def shipped_sha256() -> str:

@@ -111,7 +111,7 @@ def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
             if op == "Div":
                 if node.input[0] not in init:
                     raise RecipeError(f"{node.name}: the bias is not stored")
-                return node.input[0]
+                return str(node.input[0])
             node = producer.get(node.input[0])
         raise AssertionError("unreachable")
 

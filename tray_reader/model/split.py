@@ -110,7 +110,7 @@ def _model(
     )
     out = helper.make_model(graph, opset_imports=list(base.opset_import))
     out.ir_version = base.ir_version
-    return out.SerializeToString()
+    return bytes(out.SerializeToString())
 
 
 def _shrink_in_place(
@@ -134,7 +134,7 @@ def _shrink_in_place(
     del graph.output[:]
     graph.output.extend(outputs)
     graph.name = name
-    return model.SerializeToString()
+    return bytes(model.SerializeToString())
 
 
 def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.NodeProto]:

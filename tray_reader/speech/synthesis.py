@@ -121,7 +121,7 @@ class _Lookahead:
         self,
         engine: KokoroEngine,
         source: Iterator[tuple[TextChunk, list[int]]],
-        pool: ThreadPoolExecutor | None,
+        pool: ThreadPoolExecutor,
     ) -> None:
         self._engine = engine
         self._source = source
@@ -131,7 +131,7 @@ class _Lookahead:
 
     def start(self, pack: np.ndarray, speed: float) -> None:
         """Begin making the next chunk (for this voice and speed), unless already begun."""
-        if self._future is not None or self._pool is None:
+        if self._future is not None:
             return
         options = self._options = ort.RunOptions()
         self._future = self._pool.submit(self._make, pack, speed, options)
@@ -196,9 +196,6 @@ class Synthesizer:
         prepared for both)."""
         self.served_prepared = False
         """Whether the last `stream` began with prepared audio."""
-        self.lookahead = True
-        """Make each read's next chunk on another thread while the current one is decoded
-        (`_Lookahead`). Off: one after the other (for comparing, in bench/)."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
 
@@ -285,7 +282,7 @@ class Synthesizer:
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
         skip = prepared.chunks if prepared is not None and self.served_prepared else 0
-        pool = self._ahead_pool() if self.lookahead else None
+        pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
 
         def queued() -> float:
