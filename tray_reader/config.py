@@ -8,11 +8,10 @@ run the file is written with every setting commented with its default.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from tray_reader.files import write_atomic
 from tray_reader.paths import config_dir
