@@ -1,4 +1,4 @@
-"""Shipped Kokoro model vs the derived static-int8 one (tray_reader/speech/fast_model.py).
+"""Shipped Kokoro model vs the derived static-int8 one (tray_reader/model/recipe.py).
 
 Prints, for 1 and 2 intra-op threads, the real-time factor (seconds of compute per second
 of audio) of each model on held-out sentences, measured interleaved (A, B, B, A, ...) and

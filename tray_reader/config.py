@@ -80,7 +80,7 @@ class Settings:
     threads: int = 0
     """Inference threads; 0 picks one per core (up to 4). Needs a restart."""
     fast_model: bool = True
-    """Use the faster derived decoder (about 1.4x) when it has been built and passed its
+    """Use the faster derived decoder when it has been built and passed its
     quality check (`tray-reader doctor --build-fast-model`); false uses the shipped model
     only. Needs a restart."""
     prepare_selection: bool = True

@@ -14,7 +14,7 @@ Part B (decoder and iSTFT-Net generator) maps ``asr, f0, energy, style`` plus a
 Running part B on a window of frames with the phase offset of its first frame gives
 the same sine source as the whole-chunk run; only the decoder's instance norms (which
 normalise over the window) and the convolutions' edges differ, which context frames
-and cross-fades hide (see ``decoder_stream``).
+and cross-fades hide (see ``speech.windows``).
 
 Both parts are derived from the verified model bytes; ``cached_split`` keeps them in the
 user cache, checked against checksums pinned here.

@@ -1,18 +1,13 @@
 """The Kokoro-82M int8 ONNX engine: sessions built by `load()`, warmed explicitly.
 
 The verified model is split in memory at the encoder/decoder boundary (see
-``split_model``): part A turns ids into frame features (53 ms for 28 ids, 383 ms for 250
-with 2 threads: 7-10 % of a read's compute; the synthesiser makes the next chunk's ahead,
-see ``synthesis._Lookahead``), part B turns frames into audio. ``synthesize`` runs B
-once over the whole chunk (bit-identical to the unsplit model); ``stream`` runs B over
-windows of frames and yields each as soon as it is ready, so the first audio of a chunk
-comes after a fraction of its synthesis time (see ``decoder_stream``). If the split
-fails, the whole model is used and ``stream`` yields one piece per chunk.
-
-Session options were chosen by measurement on 2 cores (see bench/ and README):
-graph optimisation ALL, intra-op threads = physical cores (2), inter-op 1, and
-spinning off so a busy neighbour process does not stall us (spinning: 0.92x the window
-time on an idle box, 1.3x with one or two busy neighbours).
+``model.split``): part A turns ids into frame features (the synthesiser makes the next
+chunk's ahead, see ``synthesis._Lookahead``), part B turns frames into audio.
+``synthesize`` runs B once over the whole chunk (the unsplit model's audio, without the
+padding's silence); ``stream`` runs B over windows of frames and yields each as soon as it
+is ready, so the first audio of a chunk comes after a fraction of its synthesis time (see
+``windows``). If the split fails, the whole model is used and ``stream`` yields one piece
+per chunk. Session options: ``sessions``; figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -38,27 +33,25 @@ log = logging.getLogger(__name__)
 
 DECODER_ARENA = True
 """The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
-so the arena is too, and without it every large tensor of every run was a fresh mmap: the
-page faults cost more system time than half the user time (RTF 0.66 vs 0.38 over 151 s of
-audio). Part A sees whole chunks, so it runs without the arena."""
+so the arena is too, and without it every large tensor of every run was a fresh mmap whose
+page faults cost more than the arena's memory. Part A sees whole chunks, so it runs
+without the arena."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
 WINDOW_SHARE = 0.7
 """The same for each later window of a chunk, sized by the audio queued ahead of it just
 before it is decoded: the decoder's speed was measured on the window before, and no part A
-runs in between, so less margin is kept. Over 12 cold paragraph reads in real time (2
-threads, bench_speech "gaps"), playback waited in 3 of them (0.27 s in all) against 12 of
-them (1.3 s) with windows that only grow, in the same run."""
+runs in between, so less margin is kept (bench_speech "gaps" counts the reads where
+playback waited)."""
 
 
 def _bound_heap_growth() -> None:
     """Serve large blocks from mmap and trim the heap eagerly (glibc only).
 
     Decoder windows and chunks of varying size otherwise fragment glibc's heap: its mmap
-    threshold grows after large frees, and RSS climbed with the length of the text read
-    (1.9 GB after 1,500 words). With a fixed 256 KB threshold and 1 MB trim threshold it
-    stays flat: 500 MB peak over 177 s of audio (bench/bench_speech.py, rss)."""
+    threshold grows after large frees, and RSS climbed with the length of the text read.
+    With a fixed 256 KB threshold and 1 MB trim threshold it stays flat (bench_speech rss)."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL("libc.so.6")
         m_trim_threshold, m_mmap_threshold = -1, -3

@@ -14,14 +14,11 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, VoiceSource
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.text.types import TextChunk
 
 log = logging.getLogger(__name__)
-
-VoiceSource = Callable[[], tuple[np.ndarray, float]]
-"""Returns the current (voice pack, speed); read before every chunk."""
 
 EDGE_FADE = int(0.005 * SAMPLE_RATE)
 """Samples faded in at the start and out at the end of every chunk, so joins never click."""
@@ -98,9 +95,8 @@ class Prepared:
 
 AHEAD_LEAD = 1.0
 """Seconds of audio queued ahead from which a read's next chunk is made on another thread
-while the current one is decoded. Earlier (from each chunk's first piece), the work ahead
-slowed the windows a cold read's first seconds depend on: playback waited in 9 of 12 cold
-paragraph reads (0.72 s in all) against 5 of 12 (0.28 s) one chunk after another."""
+while the current one is decoded. Started earlier (at each chunk's first piece), the work
+ahead slowed the windows a cold read's first seconds depend on."""
 
 CANCEL_POLL = 0.01
 """Seconds between looks at a read's cancel flag while it waits for its next chunk."""
@@ -113,9 +109,9 @@ class _Lookahead:
     """Makes the next chunk of a read (the front end's work and the model's part A) on
     another thread while the current one is decoded.
 
-    Part A uses a second thread poorly (1.1x faster for 28 ids, 1.4x for 250), and a third
-    of each decoder window runs on one core (its elementwise kernels), so the other core
-    has room for it: the next chunk starts decoding without first spending part A's time."""
+    Part A uses a second thread poorly, and part of each decoder window runs on one core
+    (its elementwise kernels), so the other core has room for it: the next chunk starts
+    decoding without first spending part A's time."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Run Kokoro's decoder (part B of ``split_model``) over windows of frames, yielding audio early.
+"""Run Kokoro's decoder (part B of ``model.split``) over windows of frames, yielding audio early.
 
 Each window is decoded with ``context`` extra frames on both sides; the audio of those
 context frames is thrown away except for a short cross-fade with the previous window.
@@ -28,19 +28,16 @@ class WindowPlan:
     first_frames: int = 16
     """Frames in the first window: small, so the first audio comes quickly. Since the
     padding's silence is skipped, the first window holds speech; 12 frames garbled the
-    first words more often (recogniser recall 0.69-0.79 vs 0.81-0.94 with 16, context 8)."""
+    first words more often (docs/benchmarks.md)."""
     frames: int = 80
     """Frames in each later window (a last one takes up to half again); bounds the
     decoder's memory per run."""
     later_frames: int = 32
-    """The smallest window after the first: smaller ones
-    garble words (recogniser recall over 20 sentences with every later window this size:
-    0.75 at 16 frames, 0.77 at 24, 0.81 at 32, against 0.84 for windows that grow), so a
-    machine too slow for it makes playback wait rather than mumble."""
+    """The smallest window after the first: smaller ones garble words (docs/benchmarks.md),
+    so a machine too slow for it makes playback wait rather than mumble."""
     context: int = 8
-    """Extra frames decoded on each side of a window and then dropped. 8 frames instead of
-    4 cost ~16 % more decoding; with the padding skipped it raised recogniser recall on
-    three sentences (0.75-1.0 -> 0.86-0.94 together with a 16-frame first window)."""
+    """Extra frames decoded on each side of a window and then dropped: fewer garble the
+    words at the window's edges more often than the extra decoding costs."""
     crossfade: int = 1200
     """Samples over which consecutive windows are blended (linear); at most context x 600."""
 
@@ -166,8 +163,7 @@ def stream_frames(
 def _left_edge(start: int, end: int, first: int, last: int, plan: WindowPlan) -> int:
     """The first frame decoded for the window [start, end): its left context. A short last
     window reaches further back, so its instance norms see as much speech as a window of
-    half the plan's size, not mostly the trailing silence: log-mel distance of the last
-    0.6 s to a whole-chunk render, median over 60 chunks, 3.6 dB against 5.2 dB without."""
+    half the plan's size, not mostly the trailing silence (closer to a whole-chunk render)."""
     reach = plan.context
     if end == last and start > first:
         reach = max(reach, plan.frames // 2 - (end - start) + plan.context)
