@@ -152,9 +152,9 @@ def cmd_autostart(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tray_reader import app
+    from tray_reader import daemon
 
-    return app.run_daemon(Path(args.settings) if args.settings else None)
+    return daemon.run_daemon(Path(args.settings) if args.settings else None)
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
@@ -244,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
-    from tray_reader.control import COMMANDS
+    from tray_reader.commands import COMMANDS
 
     ctl = sub.add_parser("ctl", help="control the running daemon: " + "|".join(COMMANDS))
     ctl.add_argument("ctl_command", choices=list(COMMANDS), metavar="COMMAND", help="|".join(COMMANDS))

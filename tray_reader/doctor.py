@@ -124,7 +124,7 @@ def fast_decoder() -> Check:
         )
     return Check(
         "fast decoder",
-        "not built: the shipped decoder is used (build it for ~1.4x faster speech: "
+        "not built: the shipped decoder is used (build it for faster speech: "
         "tray-reader doctor --build-fast-model)",
     )
 

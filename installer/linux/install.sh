@@ -5,7 +5,7 @@
 #
 #   --source SRC          what to install: a source directory (default: this checkout) or a
 #                         pip requirement such as 'tray-reader==0.1.0'
-#   --python PY           the Python (3.10+) to build the private venv with (default: python3)
+#   --python PY           the Python (3.11+) to build the private venv with (default: python3)
 #   --systemd             start at login through a systemd user unit instead of XDG autostart
 #   --no-autostart        do not start at login
 #   --no-gtk              skip PyGObject (the tray then has no menu; no compiler needed)
@@ -150,8 +150,8 @@ have_typelib() {
 REQUIRED=()   # without these the install cannot go on
 RUNTIME=()    # without these tray-reader installs but a part of it will not work
 check_system() {
-    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null \
-        || die "$PY is missing or older than Python 3.10; pass another one with --python"
+    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+        || die "$PY is missing or older than Python 3.11; pass another one with --python"
     "$PY" -c 'import ensurepip, venv' 2>/dev/null || REQUIRED+=("$(pkg venv)")
     if [ "$GTK" = 1 ]; then
         if ! command -v pkg-config >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1 \

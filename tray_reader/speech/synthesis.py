@@ -14,14 +14,11 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, VoiceSource
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.text.types import TextChunk
 
 log = logging.getLogger(__name__)
-
-VoiceSource = Callable[[], tuple[np.ndarray, float]]
-"""Returns the current (voice pack, speed); read before every chunk."""
 
 EDGE_FADE = int(0.005 * SAMPLE_RATE)
 """Samples faded in at the start and out at the end of every chunk, so joins never click."""
@@ -98,9 +95,8 @@ class Prepared:
 
 AHEAD_LEAD = 1.0
 """Seconds of audio queued ahead from which a read's next chunk is made on another thread
-while the current one is decoded. Earlier (from each chunk's first piece), the work ahead
-slowed the windows a cold read's first seconds depend on: playback waited in 9 of 12 cold
-paragraph reads (0.72 s in all) against 5 of 12 (0.28 s) one chunk after another."""
+while the current one is decoded. Started earlier (at each chunk's first piece), the work
+ahead slowed the windows a cold read's first seconds depend on."""
 
 CANCEL_POLL = 0.01
 """Seconds between looks at a read's cancel flag while it waits for its next chunk."""
@@ -113,15 +109,15 @@ class _Lookahead:
     """Makes the next chunk of a read (the front end's work and the model's part A) on
     another thread while the current one is decoded.
 
-    Part A uses a second thread poorly (1.1x faster for 28 ids, 1.4x for 250), and a third
-    of each decoder window runs on one core (its elementwise kernels), so the other core
-    has room for it: the next chunk starts decoding without first spending part A's time."""
+    Part A uses a second thread poorly, and part of each decoder window runs on one core
+    (its elementwise kernels), so the other core has room for it: the next chunk starts
+    decoding without first spending part A's time."""
 
     def __init__(
         self,
         engine: KokoroEngine,
         source: Iterator[tuple[TextChunk, list[int]]],
-        pool: ThreadPoolExecutor | None,
+        pool: ThreadPoolExecutor,
     ) -> None:
         self._engine = engine
         self._source = source
@@ -131,7 +127,7 @@ class _Lookahead:
 
     def start(self, pack: np.ndarray, speed: float) -> None:
         """Begin making the next chunk (for this voice and speed), unless already begun."""
-        if self._future is not None or self._pool is None:
+        if self._future is not None:
             return
         options = self._options = ort.RunOptions()
         self._future = self._pool.submit(self._make, pack, speed, options)
@@ -196,9 +192,6 @@ class Synthesizer:
         prepared for both)."""
         self.served_prepared = False
         """Whether the last `stream` began with prepared audio."""
-        self.lookahead = True
-        """Make each read's next chunk on another thread while the current one is decoded
-        (`_Lookahead`). Off: one after the other (for comparing, in bench/)."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
 
@@ -285,7 +278,7 @@ class Synthesizer:
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
         skip = prepared.chunks if prepared is not None and self.served_prepared else 0
-        pool = self._ahead_pool() if self.lookahead else None
+        pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
 
         def queued() -> float:
