@@ -3,6 +3,7 @@ end-to-end tests."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import subprocess
 import sys
@@ -78,6 +79,10 @@ class ModuleProcess:
             except (subprocess.TimeoutExpired, BrokenPipeError):
                 self.proc.kill()
                 self.proc.wait(5)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    pipe.close()
 
 
 def speech_seconds(audio, rate: int, threshold: float = 0.01) -> float:  # noqa: ANN001
@@ -244,4 +249,5 @@ class SsipClient:
         try:
             self.command("QUIT")
         finally:
+            self.file.close()
             self.sock.close()
