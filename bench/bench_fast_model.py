@@ -1,4 +1,4 @@
-"""Shipped Kokoro model vs the derived static-int8 one (tray_reader/speech/fast_model.py).
+"""Shipped Kokoro model vs the derived static-int8 one (tray_reader/model/recipe.py).
 
 Prints, for 1 and 2 intra-op threads, the real-time factor (seconds of compute per second
 of audio) of each model on held-out sentences, measured interleaved (A, B, B, A, ...) and
@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.asr import recognise, word_recall  # noqa: E402
+from tests.schedules import growing  # noqa: E402
 from tray_reader import model_files  # noqa: E402
 from tray_reader.model import (
     calibration,  # noqa: E402
@@ -87,10 +88,22 @@ def streaming_runner(model: bytes) -> quality.Run:
     parts = split(model)
     features, decoder = make_session(parts.features, 2), make_session(parts.decoder, 2)
 
+    plan = WindowPlan()
+    budget = growing(plan)  # the same windows for every model compared
+
     def run(feeds: calibration.Feeds) -> np.ndarray:
         asr, f0, energy, phase = features.run(None, feeds)
         pieces = stream_frames(
-            lambda w: decoder.run(None, w)[0], asr, f0, energy, phase, feeds["style"], WindowPlan()
+            lambda w: decoder.run(None, w)[0],
+            asr,
+            f0,
+            energy,
+            phase,
+            feeds["style"],
+            plan,
+            None,
+            None,
+            budget(lambda: 0),
         )
         return np.concatenate(list(pieces))
 

@@ -24,7 +24,9 @@ Report the machine load (os.getloadavg) with the figures: timings on a shared bo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import os
 import re
 import resource
@@ -214,11 +216,22 @@ def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float]:
 
 
 GAP_VARIANTS = {
-    "timed windows, next chunk made ahead": (True, True),
-    "timed windows, one chunk after another": (True, False),
-    "growing windows, next chunk made ahead": (False, True),
+    "timed windows, next chunk made ahead": (False, 1.0),
+    "timed windows, one chunk after another": (False, math.inf),
+    "growing windows, next chunk made ahead": (True, 1.0),
 }
-"""(engine.timed_windows, synth.lookahead) of each variant bench_gaps compares."""
+"""(windows that grow instead of the product's timed ones, the synthesiser's AHEAD_LEAD) of
+each variant bench_gaps compares; the product's first."""
+
+
+def _variant(engine, growing_windows: bool, ahead_lead: float):
+    """The engine with the variant's window schedule, and the synthesiser's lead set."""
+    from tests.schedules import growing
+    from tray_reader.speech import synthesis
+    from tray_reader.speech.windows import by_time
+
+    synthesis.AHEAD_LEAD = ahead_lead
+    return dataclasses.replace(engine, schedule=growing(engine.plan) if growing_windows else by_time)
 
 
 def bench_gaps(engine, frontend, pack, runs: int) -> None:
@@ -227,21 +240,21 @@ def bench_gaps(engine, frontend, pack, runs: int) -> None:
     interleaved in a rotating order, in the same run."""
     from tray_reader.speech.synthesis import Synthesizer
 
-    synth = Synthesizer(frontend, engine)
+    synths = {name: Synthesizer(frontend, _variant(engine, *GAP_VARIANTS[name])) for name in GAP_VARIANTS}
     totals = {name: [0, 0, 0.0, 0.0, 0.0] for name in GAP_VARIANTS}
     names = list(GAP_VARIANTS)
     for r in range(runs):
         for text in PARAGRAPHS:
             for name in names[r % len(names) :] + names[: r % len(names)]:
-                engine.timed_windows, synth.lookahead = GAP_VARIANTS[name]
-                waits, waited, compute, audio = playback_waits(synth, pack, text)
+                _variant(engine, *GAP_VARIANTS[name])
+                waits, waited, compute, audio = playback_waits(synths[name], pack, text)
                 t = totals[name]
                 t[0] += 1
                 t[1] += waits > 0
                 t[2] += waited
                 t[3] += compute
                 t[4] += audio
-    engine.timed_windows, synth.lookahead = True, True
+    _variant(engine, False, 1.0)
     for name, (reads, waited_reads, waited, compute, audio) in totals.items():
         print(
             f"playback waits, cold paragraph reads ({name}): {waited_reads} of {reads} reads waited, "
@@ -270,16 +283,14 @@ def stream_paragraph(engine, chunks: list[list[int]], pack) -> int:
     return samples
 
 
-def bench_rtf(frontend, pack, runs: int, parallel: bool = False) -> None:
+def bench_rtf(frontend, pack, runs: int) -> None:
     """Each decoder (shipped and, when built, fast and fused) with 1 and 2 threads, interleaved."""
-    from tray_reader.speech.engine import KokoroEngine
 
     paragraphs = _paragraph_ids(frontend)
     engines = {}
     for threads in (1, 2):
         for decoder in DECODERS:
-            e = KokoroEngine.load(threads, **_decoder_flags(decoder))
-            e.parallel_windows = parallel
+            e = _load(threads, decoder)
             engines[(threads, e.decoder_kind.value)] = e
     for e in engines.values():
         e.warm_up(pack)
@@ -331,19 +342,30 @@ def _child(args: list[str]) -> dict:
 
 DECODERS = ("shipped", "fast", "fused")
 """Part B variants: the shipped one, the derived fast one, the fast one with its compiled
-operator (see tray_reader/speech/custom_ops.py). One that is not built loads as the next
+operators (see tray_reader/model/custom_ops.py). One that is not built loads as the next
 one it falls back to (the bench prints the kind it got)."""
 
 
-def _decoder_flags(decoder: str) -> dict[str, bool]:
-    return {"fast": decoder != "shipped", "fused": decoder == "fused"}
+def _load(threads: int, decoder: str, whole: bool = False):
+    """The engine with this part B (or the next one it falls back to)."""
+    from tray_reader.model import cache
+    from tray_reader.speech.engine import KokoroEngine
+
+    if whole:
+        return KokoroEngine.load_whole(threads)
+    fused = cache.cached_fused_decoder
+    try:
+        if decoder != "fused":
+            cache.cached_fused_decoder = lambda cache_dir=None: None
+        return KokoroEngine.load(threads, fast=decoder != "shipped")
+    finally:
+        cache.cached_fused_decoder = fused
 
 
 def child_ready(threads: int, decoder: str) -> None:
     t0 = _clocks()
-    from tray_reader.speech.engine import KokoroEngine
 
-    engine = KokoroEngine.load(threads, **_decoder_flags(decoder))
+    engine = _load(threads, decoder)
     engine.warm_up(_pack())
     wall, cpu = _since(t0)
     print(
@@ -395,19 +417,17 @@ class _CountingEngine:
         return getattr(self.engine, name)
 
 
-def child_rss(words: int, threads: int, streaming: bool, decoder: str, parallel: bool, ahead: bool) -> None:
+def child_rss(words: int, threads: int, streaming: bool, decoder: str, ahead: bool) -> None:
     """Read a long text through the Synthesizer as the daemon does (its lead told as if it
     played in real time from the first piece); print the peak RSS and the RTF of speech."""
-    from tray_reader.speech.engine import KokoroEngine
     from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 
     frontend, pack = _frontend(), _pack()
-    engine = KokoroEngine.load(threads, streaming=streaming, **_decoder_flags(decoder))
-    engine.parallel_windows = parallel
+    engine = _load(threads, decoder, whole=not streaming)
     engine.warm_up(pack)
     counting = _CountingEngine(engine)
     synth = Synthesizer(frontend, counting)
-    synth.lookahead = ahead
+    _variant(engine, False, 1.0 if ahead else math.inf)
     t0 = time.perf_counter()
     for _ in synth.stream(long_text(words), fixed_voice(pack)):
         pass
@@ -443,31 +463,21 @@ def main() -> None:
         choices=DECODERS,
         default="fused",
         help="part B for ready, first audio, seams and RSS: the derived fast one with its "
-        "compiled operator, or without it, when built (python -m tray_reader.model.fast), "
+        "compiled operator, or without it, when built (python -m tray_reader.model.build), "
         "or the shipped one; RTF measures each",
-    )
-    ap.add_argument(
-        "--parallel",
-        action="store_true",
-        help="RTF and RSS: allow two decoder windows at once (off in the product)",
     )
     args = ap.parse_args()
     if args.child == "ready":
         return child_ready(args.threads, args.decoder)
     if args.child == "rss":
-        return child_rss(
-            args.rss_words, args.threads, not args.whole, args.decoder, args.parallel, not args.no_ahead
-        )
+        return child_rss(args.rss_words, args.threads, not args.whole, args.decoder, not args.no_ahead)
     child_args = [
         "--threads",
         str(args.threads),
         "--decoder",
         args.decoder,
-        *(["--parallel"] if args.parallel else []),
         *(["--no-ahead"] if args.no_ahead else []),
     ]
-
-    from tray_reader.speech.engine import KokoroEngine
 
     print(f"load average at start: {os.getloadavg()}, cpus: {os.cpu_count()}")
     if "ready" not in args.skip:
@@ -480,7 +490,7 @@ def main() -> None:
         )
     frontend, pack = _frontend(), _pack()
     if {"first", "gaps", "seams"} - set(args.skip):
-        engine = KokoroEngine.load(args.threads, **_decoder_flags(args.decoder))
+        engine = _load(args.threads, args.decoder)
         engine.warm_up(pack)
         print(f"first audio and seams with the {engine.decoder_kind.value} decoder")
         if "first" not in args.skip:
@@ -491,7 +501,7 @@ def main() -> None:
             bench_seams(engine, frontend, pack)
         del engine
     if "rtf" not in args.skip:
-        bench_rtf(frontend, pack, max(1, args.runs // 2), args.parallel)
+        bench_rtf(frontend, pack, max(1, args.runs // 2))
     if "rss" not in args.skip:
         r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
         print(

@@ -52,14 +52,19 @@ RATE = 48_000
 
 
 def _stop(proc: subprocess.Popen | None, timeout: float = 3.0) -> None:
-    if proc is None or proc.poll() is not None:
+    """End ``proc`` (SIGTERM, then SIGKILL) and close the pipes to it."""
+    if proc is None:
         return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 class Recorder:

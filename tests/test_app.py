@@ -287,7 +287,7 @@ def test_tray_menu_actions_and_quit(rig):
     rig.clip.data["primary"] = "from the menu"
     tray.choose("read")
     _wait(lambda: rig.pipeline.texts == ["from the menu"])
-    _wait(lambda: tray.states[-1] == "idle" and "speaking" in tray.states)
+    _wait(lambda: tray.states[-1] is AppState.IDLE and AppState.SPEAKING in tray.states)
     t0 = time.monotonic()
     tray.choose("quit")
     assert done.wait(5)
@@ -379,3 +379,28 @@ def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
     assert prepared == []  # never while reading
     rig.gate.set()
     _wait(lambda: prepared == ["selected while reading"])
+
+
+def test_every_command_of_the_table_runs_through_dispatch_and_answers_with_the_status(rig):
+    from tray_reader.commands import COMMANDS
+
+    app = started(rig)
+    document = rig.settings.parent / "d.txt"
+    document.write_text("A document.")
+    arguments = {
+        "read": ["a b"],
+        "queue": ["c"],
+        "document": [str(document)],
+        "voice": ["bf_emma"],
+        "speed": ["1.25"],
+    }
+    for name in COMMANDS:
+        if name == "quit":
+            continue
+        reply = app.dispatch(name, arguments.get(name, []))
+        assert reply["pid"] and reply["state"] in {s.value for s in AppState}, name
+    assert app.status()["voice"] == "bf_emma" and app.status()["speed"] == 1.25
+    app.dispatch("quit", [])
+    assert app._quit.is_set()
+    with pytest.raises(TrayReaderError, match="unknown command"):
+        app.dispatch("explode", [])

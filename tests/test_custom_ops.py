@@ -1,7 +1,7 @@
 """The compiled operators (custom_ops.py, kernels/norm_snake.c), built with the system's
 C compiler and run by onnxruntime: NormSnakeQuantize against the same arithmetic in NumPy,
 Stft against onnxruntime's own STFT, bit for bit; and the graph rewrites that put them
-into the decoder (graph_rewrites.py).
+into the decoder (tray_reader/model/rewrites.py).
 
 `./dev setup` installs gcc (installer/debian-packages.txt): these tests build the library
 for real, as the fast model's build does.

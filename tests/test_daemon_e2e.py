@@ -423,6 +423,7 @@ def test_copy_and_restore_keeps_the_clipboard(tray_daemon: Daemon, desktop: Desk
         path.write_text(original)
         app.terminate()
         app.wait(5)
+        app.stdout.close()
 
 
 def test_doctor_reports_the_desktop_and_the_daemon(tray_daemon: Daemon):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from tests.asr import recognise, word_recall
+from tests.schedules import growing
 from tray_reader import model_files
 from tray_reader.model import build, cache, quality, recipe
 from tray_reader.model.quality import log_mel_distance
@@ -39,7 +40,9 @@ renders (14 sentences, 2 voices) 0.84 vs 0.81, and 2.5-2.9 dB log-mel apart."""
 def fast_engine():
     if cache.cached_decoder() is None or cache.cached_fused_decoder() is None:
         assert build.build_command(None, 2, check=False, force=True, out=print) == 0
-    engine = KokoroEngine.load(2, fast=True, fused=False)
+    with pytest.MonkeyPatch.context() as without_operators:
+        without_operators.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: None)
+        engine = KokoroEngine.load(2, fast=True)
     assert engine.decoder_kind is DecoderKind.FAST
     return engine
 
@@ -64,7 +67,7 @@ def test_fast_decoder_streams_intelligible_speech_close_to_the_shipped_one(
     assert engine.decoder_kind is DecoderKind.SHIPPED
     # The same windows for both (timed windows would give the slower decoder smaller ones).
     for e in (fast_engine, engine):
-        monkeypatch.setattr(e, "timed_windows", False)
+        monkeypatch.setattr(e, "schedule", growing(e.plan))
     recall: dict[str, list[float]] = {"fast": [], "shipped": []}
     for sentence in SENTENCES:
         ids = TextFrontEnd(phonemizer).ids(phonemizer(sentence))
@@ -90,7 +93,7 @@ def test_the_fused_decoder_streams_what_the_fast_one_does(
     # Measured on SENTENCES: 1.6-1.7 dB from the fast decoder (int8 steps that rounding
     # moves), and as far from the shipped one as the fast decoder is (2.6-2.8 dB).
     for e in (fast_engine, fused_engine, engine):
-        monkeypatch.setattr(e, "timed_windows", False)
+        monkeypatch.setattr(e, "schedule", growing(e.plan))
     for sentence in SENTENCES[:3]:
         ids = TextFrontEnd(phonemizer).ids(phonemizer(sentence))
         fast, fused, shipped = (

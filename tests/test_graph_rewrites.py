@@ -1,4 +1,4 @@
-"""The decoder graph rewrites (graph_rewrites.py) compute what the exported graph computes.
+"""The decoder graph rewrites (tray_reader/model/rewrites.py) compute what the exported graph computes.
 
 Each rewrite is run on small graphs written the way the Kokoro export writes its AdaIN
 norms and snake activations, and onnxruntime runs both versions on the same inputs. That

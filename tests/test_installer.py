@@ -84,7 +84,7 @@ def test_install_use_verify_uninstall(tmp_path, desktop, pulse):
     user_data = _files(home)
 
     # --no-fast-model: building it is a minute more; test_engine_fast builds and checks it.
-    _run(["bash", str(LINUX / "install.sh"), "--systemd", "--no-fast-model"], env, timeout=480)
+    _run(["bash", str(LINUX / "install.sh"), "--systemd", "--no-fast-model", "--speechd"], env, timeout=480)
     venv_bin = home / ".local/share/tray-reader/venv/bin"
     launcher = home / ".local/bin/tray-reader"
     menu = home / ".local/share/applications/tray-reader.desktop"
@@ -97,6 +97,10 @@ def test_install_use_verify_uninstall(tmp_path, desktop, pulse):
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "Kokoro model (4 packages): ok" in doctor.stdout
     assert "fast decoder: not built" in doctor.stdout and "--build-fast-model" in doctor.stdout
+    if shutil.which("speech-dispatcher"):
+        assert "tray-reader module: configured and answers" in doctor.stdout, doctor.stdout
+    sd_launcher = home / ".local/libexec/speech-dispatcher-modules/sd_tray-reader"
+    assert f"exec {venv_bin / 'tray-reader'} speechd-module" in sd_launcher.read_text()
     assert _run([str(launcher), "--version"], env).stdout.strip() == "tray-reader 0.1.0"
 
     wav = tmp_path / "x.wav"

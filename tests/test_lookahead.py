@@ -3,12 +3,14 @@ the engine and the front end; the real model's part A is covered in test_synthes
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
 import numpy as np
 import pytest
 
+from tray_reader.speech import synthesis
 from tray_reader.speech.synthesis import AHEAD_LEAD, Synthesizer, fixed_voice
 from tray_reader.text.types import TextChunk
 
@@ -84,11 +86,11 @@ def test_nothing_is_made_ahead_until_enough_audio_is_queued():
     assert engine.made == [] and engine.handed == [None, None, None]
 
 
-def test_with_the_lookahead_off_chunks_are_made_one_after_another():
+def test_with_no_lead_to_spare_chunks_are_made_one_after_another(monkeypatch):
     engine = _Engine()
     frontend = _Frontend()
     synth = _synth(engine, frontend)
-    synth.lookahead = False
+    monkeypatch.setattr(synthesis, "AHEAD_LEAD", math.inf)
     assert len(list(synth.stream("a|bb|ccc", fixed_voice(PACK)))) == 24
     assert engine.made == [] and engine.handed == [None, None, None]
     assert set(frontend.threads) == {threading.current_thread().name}

@@ -303,4 +303,6 @@ def test_a_sound_server_started_later_is_found_by_the_next_request(pulse):
         if child.poll() is None:
             child.kill()
             child.wait(5)
+        for pipe in (child.stdin, child.stdout):
+            pipe.close()
         late.close()

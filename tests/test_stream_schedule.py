@@ -1,20 +1,17 @@
-"""How the decoder's windows are scheduled: sizes by lead, two at once, and the lead the
+"""How the decoder's windows are scheduled: sizes by lead, and the lead the
 synthesiser passes on. Fakes for the decoder; the real model is covered by
 test_streaming_decoder.py and test_engine_fast.py."""
 
 from __future__ import annotations
 
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pytest
 
-from tray_reader.speech.engine import LEAD_SHARE, PARALLEL_FRAMES, PARALLEL_SLOWDOWN, KokoroEngine
+from tests.schedules import windows
+from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import FRAME_SAMPLES
-from tray_reader.speech.windows import WindowPlan, stream_frames, windows
+from tray_reader.speech.windows import WindowPlan, stream_frames
 from tray_reader.text.types import TextChunk
 
 N_FRAMES = 300
@@ -34,44 +31,19 @@ def _fake_decode(window):
     return np.repeat(cols, FRAME_SAMPLES)[None, None, :] + window["phase_offset"].sum()
 
 
-def test_two_windows_at_once_give_the_same_audio_in_order():
-    plan = WindowPlan()
-    alone = list(stream_frames(_fake_decode, *_inputs(), plan))
-    started, running, most = [], [0], [0]
-    lock = threading.Lock()
-
-    def slow(window):
-        with lock:
-            running[0] += 1
-            most[0] = max(most[0], running[0])
-            started.append(window["asr"].shape[2])
-        time.sleep(0.02)
-        with lock:
-            running[0] -= 1
-        return _fake_decode(window)
-
-    with ThreadPoolExecutor(2) as pool:
-        together = list(stream_frames(slow, *_inputs(), plan, submit=pool.submit))
-    assert len(together) == len(alone)
-    for a, b in zip(alone, together, strict=True):
-        np.testing.assert_array_equal(a, b)
-    assert most[0] == 2, "two windows should have run at once"
-
-
-def test_a_consumer_that_stops_leaves_no_more_than_two_windows_decoded():
+def test_a_consumer_that_stops_stops_the_decoding():
     calls = []
 
     def decode(window):
         calls.append(1)
-        time.sleep(0.01)
         return _fake_decode(window)
 
-    with ThreadPoolExecutor(2) as pool:
-        pieces = stream_frames(decode, *_inputs(), WindowPlan(frames=20, first_frames=10), submit=pool.submit)
-        next(pieces)
-        pieces.close()
-    assert len(windows(N_FRAMES, WindowPlan(frames=20, first_frames=10))) > 10
-    assert len(calls) <= 3
+    plan = WindowPlan(frames=20, first_frames=10)
+    pieces = stream_frames(decode, *_inputs(), plan, None, None, lambda: 20)
+    next(pieces)
+    pieces.close()
+    assert len(windows(N_FRAMES, plan)) > 10
+    assert len(calls) == 1
 
 
 def test_first_window_override_and_bounds():
@@ -91,7 +63,7 @@ def _spans_with(budget_frames, n=N_FRAMES, plan=None):
         seen.append(window["asr"].shape[2])
         return _fake_decode(window)
 
-    pieces = list(stream_frames(decode, *_inputs(n), plan, budget=budget_frames))
+    pieces = list(stream_frames(decode, *_inputs(n), plan, None, None, budget_frames))
     return seen, sum(p.size for p in pieces)
 
 
@@ -132,7 +104,7 @@ def test_a_short_remainder_is_absorbed_only_in_time_else_its_window_reaches_back
     # In time (84 frames allowed): the second window takes the rest.
     seen, samples = _spans_with(lambda: 90, n, plan)
     assert seen == [16 + c, 84 + c] and samples == n * FRAME_SAMPLES
-    # Without a budget, windows grow and absorb a short remainder as before.
+    # Growing windows (16, 32, 64: the 52 left fit) absorb a short remainder too.
     assert windows(n, plan) == [(0, 16), (16, 48), (48, n)]
 
 
@@ -146,7 +118,6 @@ def engine():
 def test_a_chunk_heard_at_once_gets_the_small_first_window(engine):
     assert engine.first_window(0.0) is None
     assert engine.first_window(-1.0) is None
-    assert not engine.parallel(0.0)
 
 
 def test_the_first_window_grows_with_the_lead_up_to_the_plan(engine):
@@ -165,18 +136,6 @@ def test_later_windows_are_sized_by_the_audio_queued_ahead(engine):
     assert engine.window_fit(1.0, 0.7) == 70 - 2 * engine.plan.context
     engine.frame_seconds = 0.02
     assert engine.window_fit(1.0, 0.7) == 35 - 2 * engine.plan.context
-
-
-def test_two_at_once_only_when_allowed_with_a_long_lead_and_two_threads(engine):
-    assert not engine.parallel(100.0)  # off by default
-    engine.parallel_windows = True
-    window = PARALLEL_FRAMES + 2 * engine.plan.context
-    enough = PARALLEL_SLOWDOWN * engine.frame_seconds * window / LEAD_SHARE
-    assert not engine.parallel(enough * 0.9)
-    assert engine.parallel(enough * 1.1)
-    engine.threads = 1
-    assert not engine.parallel(100.0)
-    assert engine.plan.frames >= PARALLEL_FRAMES
 
 
 class _RecordingEngine:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import threading
 
 import numpy as np
 import pytest
 
+from tests.schedules import growing
 from tray_reader import model_files
+from tray_reader.speech import synthesis
 from tray_reader.speech.synthesis import EDGE_FADE, Synthesizer, faded_pieces, fixed_voice
 from tray_reader.text.frontend import TextFrontEnd
 
@@ -160,16 +164,18 @@ LONGER = (
 )
 
 
-def test_chunks_made_ahead_give_the_same_reading(engine, phonemizer):
+def test_chunks_made_ahead_give_the_same_reading(engine, phonemizer, monkeypatch):
     counting = CountingEngine(engine)
     synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
     voice = fixed_voice(model_files.stock_pack("af_heart"))
-    synth.lookahead = False
-    plain = list(synth.stream(LONGER, voice))
+    with monkeypatch.context() as never_ahead:
+        never_ahead.setattr(synthesis, "AHEAD_LEAD", math.inf)
+        plain = list(synth.stream(LONGER, voice))
     assert counting.made_ahead == []
-    synth.lookahead = True
+    # Always ahead, however loaded the machine (a lead of 1 s needs faster than real time).
+    monkeypatch.setattr(synthesis, "AHEAD_LEAD", 0.0)
     ahead = list(synth.stream(LONGER, voice))
-    assert counting.made_ahead  # read faster than real time: the lead passed AHEAD_LEAD
+    assert counting.made_ahead
     # Windows are sized by time, so pieces differ; the chunks' audio does not.
     assert sum(c.samples.size for c in ahead) == sum(c.samples.size for c in plain)
     assert sorted({c.sentence for c in ahead}) == sorted({c.sentence for c in plain})
@@ -185,17 +191,14 @@ def test_part_a_made_ahead_is_used_only_for_its_own_chunk_voice_and_speed(engine
     assert not made.made_for(other, heart, 1.0)
     assert not made.made_for(ids, michael, 1.0)
     assert not made.made_for(ids, heart, 1.2)
-    engine.timed_windows = False  # the same windows every run, to compare audio exactly
-    try:
-        plain = np.concatenate(list(engine.stream(ids, heart, 1.0)))
-        handed = np.concatenate(list(engine.stream(ids, heart, 1.0, 0.0, made)))
-        np.testing.assert_array_equal(handed, plain)
-        # Handed part A for another voice: made again for the right one.
-        in_michael = np.concatenate(list(engine.stream(ids, michael, 1.0)))
-        mismatched = np.concatenate(list(engine.stream(ids, michael, 1.0, 0.0, made)))
-        np.testing.assert_array_equal(mismatched, in_michael)
-    finally:
-        engine.timed_windows = True
+    engine = dataclasses.replace(engine, schedule=growing(engine.plan))  # the same windows every run
+    plain = np.concatenate(list(engine.stream(ids, heart, 1.0)))
+    handed = np.concatenate(list(engine.stream(ids, heart, 1.0, 0.0, made)))
+    np.testing.assert_array_equal(handed, plain)
+    # Handed part A for another voice: made again for the right one.
+    in_michael = np.concatenate(list(engine.stream(ids, michael, 1.0)))
+    mismatched = np.concatenate(list(engine.stream(ids, michael, 1.0, 0.0, made)))
+    np.testing.assert_array_equal(mismatched, in_michael)
 
 
 def test_a_part_a_run_stops_when_told_to(engine, phonemizer):

@@ -1,28 +1,28 @@
-"""The daemon: wires the speech worker, player, selection, hotkeys, tray and control socket.
+"""The daemon's app: wires the speech worker, player, selection, hotkeys, tray and control socket.
 
 Threads and what they own:
-  main            the tray's GUI loop (pystray/GTK); returns when the app quits
-  speech-worker   the model; synthesises and feeds the player
-  app-actions     runs hotkey and menu actions (selection reading can take ~100 ms and
-                  must not block the hotkey listener or the GUI); fed by a bounded queue
-  control-socket  answers `tray-reader ctl` requests
-  settings-watch  re-reads settings.toml when it changes
-  app-signals     turns SIGTERM/SIGINT into a quit (the GUI loop runs in C, so Python
-                  signal handlers would wait; the wakeup fd does not)
+  main               the tray's GUI loop (pystray/GTK); returns when the app quits
+  speech-worker      the model; synthesises and feeds the player
+  app-actions        runs hotkey and menu actions (selection reading can take ~100 ms and
+                     must not block the hotkey listener or the GUI); fed by a bounded queue
+  control-socket     answers `tray-reader ctl` requests
+  settings-watch     re-reads settings.toml when it changes
+  selection-prepare  prepares a settled selection's first words (preparation.py)
+  app-signals        turns SIGTERM/SIGINT into a quit (the GUI loop runs in C, so Python
+                     signal handlers would wait; the wakeup fd does not)
+
+The real parts and the process around the app are in daemon.py.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
-import importlib
 import logging
 import os
 import queue
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -34,13 +34,17 @@ from typing import Any, Protocol
 import numpy as np
 
 from tray_reader import config, control
+from tray_reader.audio.player import PlayerState
+from tray_reader.commands import COMMANDS
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
+from tray_reader.preparation import SelectionPreparer
 from tray_reader.reading_window import CaptionSource, CaptionStyle, PlayerCaption
 from tray_reader.selection import SelectionReader
 from tray_reader.speech.types import AudioSink
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
+from tray_reader.states import AppState
 from tray_reader.tray import TrayModel, TrayView
 
 log = logging.getLogger(__name__)
@@ -49,23 +53,16 @@ ACTION_QUEUE = 16
 """Most hotkey/menu actions waiting to run; more are dropped (a key held down)."""
 WATCH_INTERVAL = 1.0
 """Seconds between checks of the settings file for changes."""
-SELECTION_SETTLE = 0.15
-"""Seconds the selection must stay put before its first words are prepared: a drag with
-the mouse changes owner once, but some programs re-assert PRIMARY as it grows."""
+MENU_ONLY_ACTIONS = ("settings", "enroll")
+"""Tray menu entries that are not daemon commands."""
 
-
-class AppState(enum.Enum):
-    WARMING = "warming"  # the model is loading; hotkeys are answered with a notice
-    IDLE = "idle"  # ready, nothing playing
-    SPEAKING = "speaking"  # reading aloud
-    PAUSED = "paused"  # playback paused; resume continues where it stopped
-    ERROR = "error"  # the model failed to load; see `status` / doctor
+__all__ = ["App", "AppState", "Parts", "Timings"]
 
 
 class PlaybackStatus(Protocol):
     @property
-    def state(self) -> enum.Enum:
-        """The player's state; its value is 'idle', 'speaking', 'paused' or 'error'."""
+    def state(self) -> PlayerState:
+        """The player's state."""
         ...
 
 
@@ -115,25 +112,6 @@ class VoiceCatalogue(Protocol):
         ...
 
 
-class LibraryVoices:
-    """The real catalogue: stock + enrolled voices from tray_reader.voices."""
-
-    def __init__(self) -> None:
-        from tray_reader.voices.library import VoiceLibrary
-
-        self._lib = VoiceLibrary()
-
-    def names(self) -> list[str]:
-        return [v.name for v in self._lib.list()]
-
-    def pack(self, name: str) -> np.ndarray:
-        return self._lib.pack(name)
-
-    def default_voice(self) -> str | None:
-        """The voice chosen with `tray-reader voice use`, if any."""
-        return self._lib.default_voice()
-
-
 PipelineFactory = Callable[[int | None, bool, np.ndarray, Callable[[str], None]], SpeechPipeline]
 """(threads or None for automatic, use the fast decoder if built, pack to warm with,
 on_warning) -> a loaded, warmed pipeline; `on_warning` gets problems that do not stop it
@@ -176,6 +154,47 @@ class Timings:
     """The request reached the worker."""
 
 
+class VoiceChoice:
+    """The voice and speed the worker reads with (read before every chunk)."""
+
+    def __init__(
+        self, voices: VoiceCatalogue, name: str, speed: float, problems: list[str], source: Path
+    ) -> None:
+        self._voices = voices
+        self.speed = speed
+        self.names = tuple(voices.names())
+        try:
+            self.pack = voices.pack(name)
+        except VoiceError as e:
+            default = config.Settings().voice
+            problems.append(f"{source}: voice = {name!r}: {e}. Using {default!r}.")
+            name, self.pack = default, voices.pack(default)
+        self.name = name
+
+    def current(self) -> tuple[np.ndarray, float]:
+        return self.pack, self.speed
+
+    def use(self, name: str) -> None:
+        pack = self._voices.pack(name)  # VoiceError lists the voices
+        self.pack, self.name = pack, name
+        if name not in self.names:
+            self.refresh_names()
+
+    def refresh_names(self) -> None:
+        self.names = tuple(self._voices.names())
+
+
+def parse_speed(value: str | float) -> float:
+    try:
+        speed = float(value)
+    except ValueError:
+        speed = float("nan")
+    lo, hi = config.SPEED_RANGE
+    if not lo <= speed <= hi:
+        raise ControlError(f"speed must be a number from {lo} to {hi}, got {value!r}")
+    return speed
+
+
 class App:
     def __init__(self, parts: Parts, settings_file: Path, control_path: Path | None = None) -> None:
         self.parts = parts
@@ -191,12 +210,8 @@ class App:
         if "voice" not in loaded.given:
             # No voice in settings.toml: the one picked with `tray-reader voice use`, if any.
             voice = parts.voices.default_voice() or voice
-        self._voice_name = voice
-        self._pack = self._load_pack_or_default(voice)
-        self._speed = self.settings.speed
-        self._voice_names = self._list_voices()
+        self.voice = VoiceChoice(parts.voices, voice, self.settings.speed, self.problems, settings_file)
         self.timings = Timings()
-        self._pressed: float | None = None  # when the hotkey/menu item behind the next read fired
         self.last_text = ""
         self._pause_wanted = False
         self._actions: queue.Queue[tuple[str, str, float] | None] = queue.Queue(ACTION_QUEUE)
@@ -205,35 +220,23 @@ class App:
         self.worker = SpeechWorker(
             self._make_pipeline,
             parts.player,
-            self._current_voice,
+            self.voice.current,
             self._on_worker_state,
             self._on_worker_error,
         )
+        self._preparer = SelectionPreparer(
+            self.worker, parts.selection.primary, lambda: self.settings.prepare_selection, self._quit
+        )
         self._server: control.ControlServer | None = None
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
-        self._selection_changed = threading.Event()
         self._stop_watching: Callable[[], None] | None = None
-        self._prepare_when_idle = False
-
-    # -- voice and speed (read by the worker before every chunk) ----------------------------
-    def _current_voice(self) -> tuple[np.ndarray, float]:
-        return self._pack, self._speed
-
-    def _list_voices(self) -> tuple[str, ...]:
-        return tuple(self.parts.voices.names())
-
-    def _load_pack_or_default(self, name: str) -> np.ndarray:
-        try:
-            return self.parts.voices.pack(name)
-        except VoiceError as e:
-            default = config.Settings().voice
-            self.problems.append(f"{self.settings_file}: voice = {name!r}: {e}. Using {default!r}.")
-            self._voice_name = default
-            return self.parts.voices.pack(default)
 
     def _make_pipeline(self) -> SpeechPipeline:
         return self.parts.load_pipeline(
-            self.settings.threads or None, self.settings.fast_model, self._pack, self._on_pipeline_warning
+            self.settings.threads or None,
+            self.settings.fast_model,
+            self.voice.pack,
+            self._on_pipeline_warning,
         )
 
     def _on_pipeline_warning(self, message: str) -> None:
@@ -249,36 +252,36 @@ class App:
             return AppState.ERROR
         if w is WorkerState.WARMING:
             return AppState.WARMING
-        player = self.parts.player.status.state.value
-        if player == "paused" or (self._pause_wanted and w is WorkerState.SPEAKING):
+        player = self.parts.player.status.state
+        if player is PlayerState.PAUSED or (self._pause_wanted and w is WorkerState.SPEAKING):
             return AppState.PAUSED
-        if w is WorkerState.SPEAKING or player == "speaking":
+        if w is WorkerState.SPEAKING or player is PlayerState.SPEAKING:
             return AppState.SPEAKING
         return AppState.IDLE
 
     def tray_model(self) -> TrayModel:
         state = self.state
-        tip = f"tray-reader: {state.value} · {self._voice_name} · {self._speed:g}×"
+        tip = f"tray-reader: {state.value} · {self.voice.name} · {self.voice.speed:g}×"
         if self.worker.error:
             tip += f" · {self.worker.error}"
         return TrayModel(
-            state=state.value,
-            voice=self._voice_name,
-            speed=self._speed,
-            voices=self._voice_names,
+            state=state,
+            voice=self.voice.name,
+            speed=self.voice.speed,
+            voices=self.voice.names,
             can_enroll=self.parts.enroll is not None,
             can_show_reading=self.parts.reading_window is not None,
             tooltip=tip,
         )
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         t = self.timings
         stats = self.parts.player.stats
         return {
             "state": self.state.value,
             "ready": self.worker.ready.is_set(),
-            "voice": self._voice_name,
-            "speed": self._speed,
+            "voice": self.voice.name,
+            "speed": self.voice.speed,
             "volume": self.settings.volume,
             "queue": self.worker.pending(),
             "error": self.worker.error,
@@ -303,12 +306,10 @@ class App:
         }
 
     def _on_worker_state(self, state: WorkerState) -> None:
-        if state is WorkerState.IDLE and self._prepare_when_idle:
-            # The selection changed while reading: prepare it now that the worker is free.
-            self._prepare_when_idle = False
-            self._selection_changed.set()
-        if state is WorkerState.IDLE and self.parts.player.status.state.value == "idle":
-            self._pause_wanted = False  # nothing was left to pause
+        if state is WorkerState.IDLE:
+            self._preparer.worker_idle()
+            if self.parts.player.status.state is PlayerState.IDLE:
+                self._pause_wanted = False  # nothing was left to pause
         self.parts.tray.refresh()
 
     def _on_worker_error(self, message: str) -> None:
@@ -319,48 +320,30 @@ class App:
         if self.settings.notifications:
             self.parts.notifier.notify(summary, body)
 
-    # -- commands (control socket, hotkeys and menu all end here) -----------------------------
-    def dispatch(self, cmd: str, args: list[str]) -> dict:
-        """Run one command; returns reply fields, raises a TrayReaderError for the user."""
+    # -- commands (control socket, hotkeys and menu all end here; see commands.py) ----------
+    def dispatch(self, cmd: str, args: list[str]) -> dict[str, Any]:
+        """Run one command of the table; returns the status, raises a TrayReaderError for the user."""
+        if cmd not in COMMANDS:
+            raise ControlError(f"unknown command {cmd!r}")
         with self._lock:
-            reply = self._dispatch(cmd, args)
+            COMMANDS[cmd].run(self, args)
+            reply = self.status()
         self.parts.tray.refresh()
         return reply
 
-    def _dispatch(self, cmd: str, args: list[str]) -> dict:
-        if cmd in ("read", "queue"):
-            return self._read(Mode.NOW if cmd == "read" else Mode.QUEUE, args[0] if args else None)
-        if cmd == "document":
-            from tray_reader.documents import load_document, text_from
+    def read(self, text: str | None, pressed: float | None = None) -> None:
+        self._submit(Mode.NOW, text, pressed)
 
-            return self._read(
-                Mode.NOW, text_from(load_document(Path(args[0])), args[1] if len(args) > 1 else None)
-            )
-        if cmd == "pause":
-            self._pause(True)
-        elif cmd == "resume":
-            self._pause(False)
-        elif cmd == "toggle":
-            self._pause(self.state is not AppState.PAUSED)
-        elif cmd == "stop":
-            self._pause_wanted = False
-            self.worker.stop()
-        elif cmd == "next":
-            self.parts.player.next()
-        elif cmd == "prev":
-            self.parts.player.previous()
-        elif cmd == "voice":
-            self.set_voice(args[0])
-        elif cmd == "speed":
-            self.set_speed(args[0])
-        elif cmd == "quit":
-            self.quit()
-        elif cmd != "status":
-            raise ControlError(f"unknown command {cmd!r}")
-        return self.status()
+    def read_document(self, path: str, start: str | None = None) -> None:
+        """Read the document at ``path`` (from ``start``: see documents.chapters_from) now."""
+        from tray_reader.documents import load_document, text_from
 
-    def _read(self, mode: Mode, text: str | None) -> dict:
-        pressed, self._pressed = self._pressed, None
+        self.read(text_from(load_document(Path(path)), start))
+
+    def queue(self, text: str | None, pressed: float | None = None) -> None:
+        self._submit(Mode.QUEUE, text, pressed)
+
+    def _submit(self, mode: Mode, text: str | None, pressed: float | None) -> None:
         if not self.worker.ready.is_set():
             raise TrayReaderError(
                 "The voice model is still loading; try again in a moment."
@@ -379,49 +362,47 @@ class App:
         if not self.worker.submit(ReadRequest(text, mode)):
             raise TrayReaderError("The reading queue is full; stop or wait, then try again.")
         self.timings.submitted = time.monotonic()
-        return self.status()
 
-    def _pause(self, paused: bool) -> None:
+    def pause(self) -> None:
         # The player pauses only what it is playing; a pause asked for while the first
         # audio is still being made is kept and applied as soon as playback starts.
-        self._pause_wanted = paused
-        if paused:
-            self.parts.player.pause()
-        else:
-            self.parts.player.resume()
+        self._pause_wanted = True
+        self.parts.player.pause()
 
-    def _on_player(self, status: Any) -> None:
-        if self._pause_wanted and status.state.value == "speaking":
-            self.parts.player.pause()
-        self.parts.tray.refresh()
+    def resume(self) -> None:
+        self._pause_wanted = False
+        self.parts.player.resume()
+
+    def toggle(self) -> None:
+        if self.state is AppState.PAUSED:
+            self.resume()
+        else:
+            self.pause()
+
+    def stop(self) -> None:
+        self._pause_wanted = False
+        self.worker.stop()
+
+    def next(self) -> None:
+        self.parts.player.next()
+
+    def previous(self) -> None:
+        self.parts.player.previous()
 
     def set_voice(self, name: str, persist: bool = True) -> None:
-        pack = self.parts.voices.pack(name)  # VoiceError lists the voices
-        self._pack, self._voice_name = pack, name
-        if name not in self._voice_names:
-            self._voice_names = self._list_voices()
+        self.voice.use(name)
         if persist:
             self._persist(voice=name)
 
     def set_speed(self, value: str | float, persist: bool = True) -> None:
-        try:
-            speed = float(value)
-        except ValueError:
-            speed = float("nan")
-        lo, hi = config.SPEED_RANGE
-        if not lo <= speed <= hi:
-            raise ControlError(f"speed must be a number from {lo} to {hi}, got {value!r}")
-        self._speed = speed
+        self.voice.speed = parse_speed(value)
         if persist:
-            self._persist(speed=speed)
+            self._persist(speed=self.voice.speed)
 
-    def _persist(self, **values: Any) -> None:
-        try:
-            config.save_values(self.settings_file, **values)
-        except OSError as e:
-            raise ControlError(f"Changed, but could not save it to {self.settings_file}: {e}") from e
-        self.settings = dataclasses.replace(self.settings, **values)
-        self._mtime = self._settings_mtime()
+    def _on_player(self, status: Any) -> None:
+        if self._pause_wanted and status.state is PlayerState.SPEAKING:
+            self.parts.player.pause()
+        self.parts.tray.refresh()
 
     # -- hotkeys and menu -------------------------------------------------------------------
     def _on_hotkey(self, action: str, when: float) -> None:
@@ -449,14 +430,17 @@ class App:
 
     def _run_action(self, action: str, argument: str, when: float) -> None:
         if action in ("read", "queue"):
-            self._pressed = when
-            self.dispatch(action, [])
-        elif action == "pause":
+            with self._lock:
+                (self.read if action == "read" else self.queue)(None, pressed=when)
+            self.parts.tray.refresh()
+        elif action == "pause":  # the hotkey's name for it
             self.dispatch("toggle", [])
         elif action == "settings":
-            self._open_settings()
-        elif action == "enroll" and self.parts.enroll is not None:
-            self.parts.enroll()
+            config.load(self.settings_file)  # writes the commented defaults if it is missing
+            self.parts.open_file(self.settings_file)
+        elif action == "enroll":
+            if self.parts.enroll is not None:
+                self.parts.enroll()
         elif action == "reading_window" and self.parts.reading_window is not None:
             s = self.settings
             style = CaptionStyle(s.reading_font_size, s.reading_high_contrast, s.reading_on_top)
@@ -468,30 +452,15 @@ class App:
         else:
             self.dispatch(action, [argument] if argument else [])
 
-    # -- preparing the selection ----------------------------------------------------------------
-    def _on_selection_changed(self) -> None:
-        self._selection_changed.set()
-
-    def _prepare_selections(self) -> None:
-        """Once the selection has settled, have the idle worker synthesise its first words
-        (PRIMARY only: a passive read that never touches the clipboard or sends keys)."""
-        while not self._quit.is_set():
-            if not self._selection_changed.wait(0.5):
-                continue
-            while self._selection_changed.is_set() and not self._quit.is_set():
-                self._selection_changed.clear()
-                time.sleep(SELECTION_SETTLE)
-            if not self.settings.prepare_selection or not self.worker.ready.is_set():
-                continue
-            text = self.parts.selection.primary()
-            if text.strip() and not self.worker.prepare(text):
-                self._prepare_when_idle = True  # busy reading: once it is done
-
-    def _open_settings(self) -> None:
-        config.load(self.settings_file)  # writes the commented defaults if it is missing
-        self.parts.open_file(self.settings_file)
-
     # -- settings file ------------------------------------------------------------------------
+    def _persist(self, **values: Any) -> None:
+        try:
+            config.save_values(self.settings_file, **values)
+        except OSError as e:
+            raise ControlError(f"Changed, but could not save it to {self.settings_file}: {e}") from e
+        self.settings = dataclasses.replace(self.settings, **values)
+        self._mtime = self._settings_mtime()
+
     def _settings_mtime(self) -> float:
         try:
             return self.settings_file.stat().st_mtime
@@ -513,22 +482,25 @@ class App:
             self.settings = loaded.settings
             self.problems = list(loaded.problems)
             try:
-                if loaded.settings.voice != self._voice_name:
+                if loaded.settings.voice != self.voice.name:
                     self.set_voice(loaded.settings.voice, persist=False)
             except VoiceError as e:
                 self.problems.append(f"{self.settings_file}: voice: {e}")
-            self._voice_names = self._list_voices()
-            self._speed = loaded.settings.speed
+            self.voice.refresh_names()
+            self.voice.speed = loaded.settings.speed
             if loaded.settings.volume != old.volume:
                 self.parts.player.volume = loaded.settings.volume
             if loaded.hotkeys != self.hotkey_bindings:
                 self.hotkey_bindings = dict(loaded.hotkeys)
                 self._start_hotkeys()
+        self._report_problems(loaded.problems)
+        self.parts.tray.refresh()
+
+    def _report_problems(self, new: list[str] | tuple[str, ...]) -> None:
         for p in self.problems:
             print(f"tray-reader: {p}", file=sys.stderr)
-        if loaded.problems:
-            self._notify("tray-reader settings", "\n".join(loaded.problems))
-        self.parts.tray.refresh()
+        if new:
+            self._notify("tray-reader settings", "\n".join(new))
 
     def _start_hotkeys(self) -> None:
         try:
@@ -545,10 +517,7 @@ class App:
 
     def start(self) -> None:
         """Start everything except the tray loop (tests call this, then stop())."""
-        for p in self.problems:
-            print(f"tray-reader: {p}", file=sys.stderr)
-        if self.problems:
-            self._notify("tray-reader settings", "\n".join(self.problems))
+        self._report_problems(self.problems)
         self.parts.player.volume = self.settings.volume
         self.parts.player.add_listener(self._on_player)
         self.worker.start()
@@ -564,9 +533,9 @@ class App:
         self._spawn(self._watch_settings, "settings-watch")
         self._start_hotkeys()
         if self.parts.watch_selection is not None:
-            self._stop_watching = self.parts.watch_selection(self._on_selection_changed)
+            self._stop_watching = self.parts.watch_selection(self._preparer.changed)
             if self._stop_watching is not None:
-                self._spawn(self._prepare_selections, "selection-prepare")
+                self._spawn(self._preparer.run, "selection-prepare")
 
     def run(self) -> int:
         """Start, show the tray (blocks), then shut down. Returns the exit status."""
@@ -633,131 +602,3 @@ class App:
                     self.quit()
 
         self._spawn(wait_for_signal, "app-signals")
-
-
-# -- the real parts ----------------------------------------------------------------------------
-def _real_player(settings: config.Settings) -> PlayerSink:
-    from tray_reader.audio.player import Player, PlayerConfig
-
-    return Player(config=PlayerConfig(device=settings.device or None))
-
-
-def _enroll_hook() -> Callable[[], None] | None:
-    """The voices package's tray entry point for enrolment (`enroll_from_tray()`, taking
-    no arguments), if it has one; without it the menu has no "Enroll voice…"."""
-    for name in ("tray_reader.voices.commands", "tray_reader.voices.enroll"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        hook = getattr(module, "enroll_from_tray", None)
-        if callable(hook):
-            return hook
-    return None
-
-
-def _xdg_open(path: Path) -> None:
-    opener = (
-        "xdg-open" if sys.platform.startswith("linux") else ("open" if sys.platform == "darwin" else None)
-    )
-    if opener is None:
-        os.startfile(path)  # type: ignore[attr-defined]
-        return
-    subprocess.Popen(
-        [opener, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-
-
-def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
-    from tray_reader.document_chooser import choose_document
-    from tray_reader.hotkeys import PynputHotkeys
-    from tray_reader.notify import DBusNotifier
-    from tray_reader.reading_window import open_reading_window
-    from tray_reader.selection import (
-        Clipboard,
-        DesktopSelection,
-        UnavailableClipboard,
-        desktop_clipboard,
-        session_type,
-    )
-    from tray_reader.selection_watch import watch_primary
-    from tray_reader.speech.synthesis import load_synthesizer
-    from tray_reader.tray import PystrayTray, gtk_available
-
-    try:
-        clipboard: Clipboard = desktop_clipboard()
-    except SelectionError as e:
-        print(f"tray-reader: {e}", file=sys.stderr)
-        clipboard = UnavailableClipboard(str(e))
-    return Parts(
-        player=_real_player(settings),
-        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=session_type() != "none"),
-        hotkeys=PynputHotkeys() if session_type() == "x11" or sys.platform != "linux" else _NoHotkeys(),
-        tray=PystrayTray(),
-        notifier=DBusNotifier(),
-        voices=LibraryVoices(),
-        load_pipeline=load_synthesizer,
-        open_file=_xdg_open,
-        enroll=_enroll_hook(),
-        reading_window=open_reading_window if gtk_available() else None,
-        choose_document=choose_document if gtk_available() else None,
-        watch_selection=watch_primary if session_type() == "x11" else None,
-    )
-
-
-class _NoHotkeys:
-    """Wayland: no global key grabs for apps; bind desktop shortcuts to `tray-reader ctl read`."""
-
-    def start(self, bindings: Any, on_hotkey: Any) -> None:
-        if bindings:
-            raise TrayReaderError(
-                "Global hotkeys are not available on Wayland: bind desktop shortcuts to `tray-reader ctl read` (and queue, toggle, stop)."
-            )
-
-    def stop(self) -> None:
-        pass
-
-
-def run_daemon(settings_file: Path | None = None) -> int:
-    """`tray-reader` / `tray-reader run`: start the daemon, or, if one runs, say so and exit."""
-    settings_file = settings_file or config.settings_path()
-    runtime = control.runtime_dir()
-    lock = control.InstanceLock(runtime / "daemon.lock")
-    sock = runtime / "control.sock"
-    if not lock.acquire():
-        reply = forward(sock, "status", [])
-        print(f"tray-reader is already running (pid {reply.get('pid')}, {reply.get('state')}).")
-        return 0
-    from tray_reader.selection import session_type
-
-    if sys.platform.startswith("linux") and session_type() == "none":
-        lock.release()
-        raise TrayReaderError(
-            "No desktop session (DISPLAY and WAYLAND_DISPLAY are unset): the tray needs one. "
-            "Start tray-reader from your desktop, or use `tray-reader say` in a terminal."
-        )
-    try:
-        holder: dict[str, App] = {}
-        loaded = config.load(settings_file)
-        parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore)
-        app = holder["app"] = App(parts, settings_file, sock)
-        code = app.run()
-    finally:
-        lock.release()
-    # Everything is stopped; skip the interpreter's teardown of the loaded native libraries
-    # (onnxruntime, spaCy, GTK), which takes over a second and would only delay the exit.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
-def forward(sock: Path, cmd: str, args: list[str], wait: float = 5.0) -> dict:
-    """Send a command to the running daemon, waiting up to `wait` s for it to listen."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            return control.send(sock, cmd, args)
-        except ControlError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)

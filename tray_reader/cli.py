@@ -165,9 +165,9 @@ def cmd_autostart(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tray_reader import app
+    from tray_reader import daemon
 
-    return app.run_daemon(Path(args.settings) if args.settings else None)
+    return daemon.run_daemon(Path(args.settings) if args.settings else None)
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
@@ -236,6 +236,28 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_speechd_module(args: argparse.Namespace) -> int:
+    from tray_reader.speechd import module
+
+    return module.serve(args.threads)
+
+
+def cmd_speechd(args: argparse.Namespace) -> int:
+    from tray_reader.speechd import install
+
+    if args.action == "install":
+        for line in install.install(
+            install.UserDirs.from_environment(), install.module_command(args.module_command)
+        ):
+            print(line)
+    elif args.action == "remove":
+        for line in install.remove(install.UserDirs.from_environment()):
+            print(line)
+    else:
+        print(install.status(install.UserDirs.from_environment()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tray-reader", description="Reads selected text aloud, offline.")
     p.add_argument("--version", action="version", version=f"tray-reader {__version__}")
@@ -281,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
-    from tray_reader.control import COMMANDS
+    from tray_reader.commands import COMMANDS
 
     ctl = sub.add_parser("ctl", help="control the running daemon: " + "|".join(COMMANDS))
     ctl.add_argument("ctl_command", choices=list(COMMANDS), metavar="COMMAND", help="|".join(COMMANDS))
@@ -299,6 +321,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="list the audio output devices (* marks the default)")
     devices.set_defaults(func=cmd_devices)
+
+    module = sub.add_parser(
+        "speechd-module", help="speech-dispatcher output module (speech-dispatcher starts it)"
+    )
+    module.add_argument("config", nargs="?", help="module configuration file (ignored; given by the server)")
+    module.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    module.set_defaults(func=cmd_speechd_module)
+
+    speechd = sub.add_parser(
+        "speechd", help="make tray-reader a speech-dispatcher voice: install|remove|status"
+    )
+    speechd.add_argument("action", choices=["install", "remove", "status"], nargs="?", default="status")
+    speechd.add_argument(
+        "--command",
+        dest="module_command",
+        default=None,
+        help="command that starts the module (default: this Python running tray_reader.cli speechd-module)",
+    )
+    speechd.set_defaults(func=cmd_speechd)
 
     doctor = sub.add_parser("doctor", help="print versions, devices, model checks and fixes for problems")
     doctor.add_argument(

@@ -8,11 +8,10 @@ run the file is written with every setting commented with its default.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from tray_reader.files import write_atomic
 from tray_reader.paths import config_dir
@@ -84,7 +83,7 @@ class Settings:
     threads: int = 0
     """Inference threads; 0 picks one per core (up to 4). Needs a restart."""
     fast_model: bool = True
-    """Use the faster derived decoder (about 1.4x) when it has been built and passed its
+    """Use the faster derived decoder when it has been built and passed its
     quality check (`tray-reader doctor --build-fast-model`); false uses the shipped model
     only. Needs a restart."""
     prepare_selection: bool = True

@@ -25,31 +25,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
+from tray_reader.commands import check
 from tray_reader.errors import ControlError
 
 MAX_MESSAGE = 256 * 1024
 """Longest request line in bytes (text to read included)."""
 CLIENT_TIMEOUT = 2.0
 """Seconds a connected client has to send its request before it is dropped."""
-COMMANDS = {
-    "read": (0, 1),
-    "queue": (0, 1),
-    "document": (1, 2),
-    "pause": (0, 0),
-    "resume": (0, 0),
-    "toggle": (0, 0),
-    "stop": (0, 0),
-    "next": (0, 0),
-    "prev": (0, 0),
-    "voice": (1, 1),
-    "speed": (1, 1),
-    "status": (0, 0),
-    "quit": (0, 0),
-}
-"""Command name -> (least, most) arguments. read/queue take an optional text; without one
-they read the current selection. document takes a file's absolute path and where to start
-(see documents.text_from)."""
-
 Handler = Callable[[str, list[str]], dict]
 """Runs one checked command; returns the reply's fields or raises a TrayReaderError."""
 
@@ -81,16 +63,7 @@ def check_request(obj: object) -> tuple[str, list[str]]:
     """Validate a decoded request; ControlError names what is wrong."""
     if not isinstance(obj, dict) or not isinstance(obj.get("cmd"), str):
         raise ControlError('a request is a JSON object like {"cmd": "status", "args": []}')
-    cmd = obj["cmd"]
-    args = obj.get("args", [])
-    if cmd not in COMMANDS:
-        raise ControlError(f"unknown command {cmd!r}; commands: {', '.join(COMMANDS)}")
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ControlError("args must be a list of strings")
-    lo, hi = COMMANDS[cmd]
-    if not lo <= len(args) <= hi:
-        raise ControlError(f"{cmd} takes {lo if lo == hi else f'{lo} to {hi}'} argument(s), got {len(args)}")
-    return cmd, args
+    return check(obj["cmd"], obj.get("args", []))
 
 
 class InstanceLock:

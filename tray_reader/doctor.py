@@ -124,7 +124,7 @@ def fast_decoder() -> Check:
         )
     return Check(
         "fast decoder",
-        "not built: the shipped decoder is used (build it for ~1.4x faster speech: "
+        "not built: the shipped decoder is used (build it for faster speech: "
         "tray-reader doctor --build-fast-model)",
     )
 
@@ -161,6 +161,25 @@ def daemon() -> Iterator[Check]:
         yield Check("daemon", str(e))
 
 
+def speech_dispatcher() -> Iterator[Check]:
+    """Whether tray-reader is a speech-dispatcher voice (optional: not a problem when not)."""
+    from tray_reader.speechd import install
+
+    dirs = install.UserDirs.from_environment()
+    server = shutil.which("speech-dispatcher")
+    yield Check("speech-dispatcher", server or "not installed (only needed for Orca, Firefox, spd-say)")
+    if not install.configured(dirs):
+        yield Check("tray-reader module", "not configured (tray-reader speechd install)")
+        return
+    failure = install.probe(dirs)
+    if failure is None:
+        yield Check("tray-reader module", f"configured and answers ({dirs.launcher})")
+    else:
+        yield Check(
+            "tray-reader module", failure, "run tray-reader speechd install again, from this installation"
+        )
+
+
 SECTIONS: list[tuple[str, Callable[[], Iterator[Check]]]] = [
     ("Versions", versions),
     ("Audio", audio),
@@ -168,6 +187,7 @@ SECTIONS: list[tuple[str, Callable[[], Iterator[Check]]]] = [
     ("Model files", models),
     ("ONNX Runtime", onnx),
     ("Daemon", daemon),
+    ("speech-dispatcher", speech_dispatcher),
 ]
 
 

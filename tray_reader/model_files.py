@@ -33,7 +33,8 @@ def _models_dir() -> Path:
 def manifest() -> dict:
     path = _models_dir() / "manifest.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data: dict = json.loads(path.read_text(encoding="utf-8"))
+        return data
     except (OSError, ValueError) as e:
         raise ModelFileError(
             f"The model manifest {path} is missing or unreadable ({e}). Reinstall tray-reader."

@@ -2,7 +2,7 @@
 
 Selecting text makes its window the owner of PRIMARY; XFixes tells every client that asks
 (``SetSelectionOwnerNotify``). Nothing is read here: the caller decides whether and when to
-read the new selection (see App._prepare_selections). Wayland and other systems have no
+read the new selection (see preparation.SelectionPreparer). Wayland and other systems have no
 such notice for ordinary clients: `watch_primary` returns None there.
 """
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tray_reader.states import AppState
+
 
 def _icons_dir() -> Path:
     # An installed wheel carries icons/ inside the package; a checkout has it beside it.
@@ -25,11 +27,11 @@ ICONS_DIR = _icons_dir()
 SPEEDS = (0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75)
 """Speeds offered in the Speed menu (any 0.5-2.0 value works through settings or ctl)."""
 STATE_COLOURS = {
-    "warming": (150, 150, 150),
-    "idle": (40, 120, 220),
-    "speaking": (40, 170, 80),
-    "paused": (230, 160, 30),
-    "error": (210, 50, 40),
+    AppState.WARMING: (150, 150, 150),
+    AppState.IDLE: (40, 120, 220),
+    AppState.SPEAKING: (40, 170, 80),
+    AppState.PAUSED: (230, 160, 30),
+    AppState.ERROR: (210, 50, 40),
 }
 """Fallback icon colour per state, used when icons/tray-<state>.png is missing."""
 
@@ -38,8 +40,7 @@ STATE_COLOURS = {
 class TrayModel:
     """What the tray shows, as of one moment."""
 
-    state: str
-    """The AppState value: warming, idle, speaking, paused, error."""
+    state: AppState
     voice: str
     """Current voice (checked in the Voice menu)."""
     speed: float
@@ -79,7 +80,7 @@ class MemoryTray:
 
     def __init__(self) -> None:
         self.shown: TrayModel | None = None
-        self.states: list[str] = []
+        self.states: list[AppState] = []
         """Every icon state drawn, in order."""
         self._model: Callable[[], TrayModel] | None = None
         self._on_action: OnAction | None = None
@@ -108,20 +109,20 @@ class MemoryTray:
         self._on_action(action, argument)
 
 
-def icon_image(state: str) -> Any:
+def icon_image(state: AppState) -> Any:
     """icons/tray-<state>.png, or a drawn disc in the state's colour."""
     from PIL import Image, ImageDraw
 
-    path = ICONS_DIR / f"tray-{state}.png"
+    path = ICONS_DIR / f"tray-{state.value}.png"
     if path.exists():
         return Image.open(path).convert("RGBA")
     img = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     draw.ellipse((4, 4, 60, 60), fill=STATE_COLOURS.get(state, (128, 128, 128)) + (255,))
-    if state == "paused":
+    if state is AppState.PAUSED:
         draw.rectangle((22, 18, 28, 46), fill="white")
         draw.rectangle((36, 18, 42, 46), fill="white")
-    elif state == "speaking":
+    elif state is AppState.SPEAKING:
         draw.polygon([(24, 16), (24, 48), (48, 32)], fill="white")
     return img
 
@@ -147,7 +148,7 @@ class PystrayTray:
     def __init__(self) -> None:
         self._icon: Any = None
         self._model: Callable[[], TrayModel] | None = None
-        self._drawn_state = ""
+        self._drawn_state: AppState | None = None
         self._stopped = threading.Event()
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
@@ -203,8 +204,8 @@ class PystrayTray:
 
         def items() -> Any:
             m = model()
-            yield Item("Read selection", act("read"), default=True, enabled=m.state != "warming")
-            yield Item("Resume" if m.state == "paused" else "Pause", act("toggle"))
+            yield Item("Read selection", act("read"), default=True, enabled=m.state is not AppState.WARMING)
+            yield Item("Resume" if m.state is AppState.PAUSED else "Pause", act("toggle"))
             yield Item("Stop", act("stop"))
             yield Item("Next sentence", act("next"))
             yield Item("Previous sentence", act("prev"))

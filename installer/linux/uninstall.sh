@@ -33,6 +33,10 @@ remove() {
 # Stop a running instance politely first; it may hold files in the venv open.
 if [ -x "$APP_DIR/venv/bin/tray-reader" ]; then
     "$APP_DIR/venv/bin/tray-reader" ctl quit >/dev/null 2>&1 || true
+    # Only what `tray-reader speechd install` (install.sh --speechd) wrote, if it did.
+    if "$APP_DIR/venv/bin/tray-reader" speechd status 2>/dev/null | grep -q '^configured'; then
+        "$APP_DIR/venv/bin/tray-reader" speechd remove || true
+    fi
 fi
 
 if [ -e "$UNIT" ]; then

@@ -4,7 +4,7 @@
 #   installer/macos/install.sh [--source SRC] [--python PY] [--no-autostart] [--pip-args "ARGS"]
 #
 #   --source SRC      a source directory (default: this checkout) or a pip requirement
-#   --python PY       Python 3.10+ to build the venv with (default: python3; python.org or
+#   --python PY       Python 3.11+ to build the venv with (default: python3; python.org or
 #                     Homebrew builds both work)
 #   --no-autostart    do not start at login
 #   --pip-args ARGS   extra pip arguments (also read from $TRAY_READER_PIP_ARGS)
@@ -43,8 +43,8 @@ done
 
 [ "$(uname -s)" = Darwin ] || die "this is the macOS installer; on Linux use installer/linux/install.sh"
 [ "$(id -u)" -ne 0 ] || die "run this as yourself, not with sudo (it installs for the current user)"
-"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null \
-    || die "$PY is missing or older than Python 3.10. Install Python 3.12 (python.org or: brew install python@3.12) and pass it with --python"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+    || die "$PY is missing or older than Python 3.11. Install Python 3.12 (python.org or: brew install python@3.12) and pass it with --python"
 
 APP_DIR="$HOME/Library/Application Support/tray-reader"
 VENV="$APP_DIR/venv"

@@ -13,7 +13,7 @@
 .PARAMETER Source
     A source directory (default: this checkout) or a pip requirement such as tray-reader==0.1.0.
 .PARAMETER Python
-    The Python 3.10+ to build the environment with (default: the py launcher, else python).
+    The Python 3.11+ to build the environment with (default: the py launcher, else python).
 .PARAMETER NoAutostart
     Do not add the Startup shortcut.
 .PARAMETER PipArgs
@@ -45,7 +45,7 @@ function Find-Python {
     if ($Python) { return @($Python) }
     if (Get-Command py -ErrorAction SilentlyContinue) { return @('py', '-3') }
     if (Get-Command python -ErrorAction SilentlyContinue) { return @('python') }
-    throw ('Python 3.10 or newer was not found. Install it from python.org (tick "Add python.exe ' +
+    throw ('Python 3.11 or newer was not found. Install it from python.org (tick "Add python.exe ' +
         'to PATH") or with: winget install Python.Python.3.12')
 }
 
@@ -64,8 +64,8 @@ function New-Shortcut {
 $py = @(Find-Python)
 $pyExe = $py[0]
 $pyArgs = @($py | Select-Object -Skip 1)
-& $pyExe @pyArgs -c 'import sys; sys.exit(sys.version_info < (3, 10))'
-if ($LASTEXITCODE -ne 0) { throw "$($py -join ' ') is older than Python 3.10; pass a newer one with -Python" }
+& $pyExe @pyArgs -c 'import sys; sys.exit(sys.version_info < (3, 11))'
+if ($LASTEXITCODE -ne 0) { throw "$($py -join ' ') is older than Python 3.11; pass a newer one with -Python" }
 
 Write-Host "Creating the environment in $Venv"
 New-Item -ItemType Directory -Force -Path $AppDir | Out-Null

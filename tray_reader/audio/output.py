@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -163,7 +163,7 @@ class _SoundDeviceStream:
         owner._open_streams += 1
         self.latency = float(self._stream.latency)
 
-    def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:  # noqa: ANN001
+    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         if status.output_underflow:
             self.xruns += 1
         delay = time_info.outputBufferDacTime - time_info.currentTime

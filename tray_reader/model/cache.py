@@ -30,7 +30,7 @@ def entry_dir(base_sha256: str, cache_dir: Path | None = None) -> Path:
 
 
 MODEL_FILE = "decoder.onnx"
-"""Part B (decoder + generator, see ``split_model``) of the derived model: the only part
+"""Part B (decoder + generator, see ``split``) of the derived model: the only part
 that differs from the shipped model, and the only one the engine loads from here."""
 CHECKSUM_FILE = "decoder.onnx.sha256"
 FUSED_FILE = "decoder-fused.onnx"
@@ -79,7 +79,7 @@ def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tu
     """The cached fused decoder and the operator library it needs, if both are there and
     match the checksums in the report, and both it and the fast decoder passed their
     quality gates; else None. The fast decoder's own bytes are checked only if it is
-    loaded (as the fallback): reading and hashing both would add ~0.15 s to start-up.
+    loaded (as the fallback): reading and hashing both would slow start-up.
     Never builds."""
     from tray_reader.model.custom_ops import LIBRARY
 
@@ -151,7 +151,7 @@ def store(
 def _ort_version() -> str:
     import onnxruntime
 
-    return onnxruntime.__version__
+    return str(onnxruntime.__version__)
 
 
 def shipped_sha256() -> str:

@@ -15,13 +15,13 @@
 - ``tray_reader.Stft``: the harmonic source's STFT, with onnxruntime's own arithmetic
   (the same output, bit for bit: the phase of its numerically zero bins depends on it),
   but its tables made once per kernel and 8 frames at a time in vector code, where
-  onnxruntime takes ~10 ms per 32-frame window, one frame at a time.
+  onnxruntime allocates and computes one frame at a time.
 
 The library is built from that source with the system's C compiler when the fast model is
-built (``fast_model.build``), into the fast model's cache entry, and loaded only by
-sessions of the decoder that uses it. Without a compiler, or if the library does not
-build or load, the fast decoder without it is used: the same audio to float rounding,
-~1.15x slower. Nothing is compiled when the daemon starts.
+built (``build.build``), into the fast model's cache entry, and loaded only by sessions
+of the decoder that uses it. Without a compiler, or if the library does not build or load,
+the fast decoder without it is used (the same audio to float rounding, slower). Nothing is
+compiled when the daemon starts.
 """
 
 from __future__ import annotations

@@ -19,11 +19,9 @@ from tray_reader.speech.types import SAMPLE_RATE
 class QualityGate:
     """Largest spectral differences the derived model may have (mean over held-out renders).
 
-    Measured with bench/bench_fast_model.py (4 held-out renders): the shipped model is
-    0.98–1.13 dB from the float one; the derived model 2.8–3.1 dB from the float
-    and 2.6–2.8 dB from the shipped one, and pocketsphinx heard as many words in it (mean
-    word recall 0.96 vs 0.94 for the shipped model; recipe 1: 0.93). The limits leave ~1.5 dB of
-    headroom above that; a broken model (silent, NaN) fails them outright."""
+    Set from bench/bench_fast_model.py, where a recogniser heard the derived model's renders
+    as well as the shipped one's: the limits leave headroom above the distances measured
+    there (docs/benchmarks.md), and a broken model (silent, NaN) fails them outright."""
 
     max_vs_reference_db: float = 4.5
     """Log-mel distance to the dequantised float model."""

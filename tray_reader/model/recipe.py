@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tray_reader.model.calibration import Feeds, _Feeds
+from tray_reader.model.graph import Graph
 from tray_reader.model.rewrites import simplify
 
 if TYPE_CHECKING:
@@ -47,19 +48,11 @@ class RecipeError(RuntimeError):
     """The model does not have the structure the recipe expects."""
 
 
-def _consumers(graph: onnx.GraphProto) -> dict[str, list[onnx.NodeProto]]:
-    out: dict[str, list[onnx.NodeProto]] = {}
-    for n in graph.node:
-        for x in n.input:
-            out.setdefault(x, []).append(n)
-    return out
-
-
-def _only_consumer(consumers: dict[str, list[onnx.NodeProto]], tensor: str, op: str) -> onnx.NodeProto:
-    users = consumers.get(tensor, [])
-    if len(users) != 1 or users[0].op_type != op:
-        raise RecipeError(f"{tensor}: expected one {op} consumer, got {[u.op_type for u in users]}")
-    return users[0]
+def _only_consumer(g: Graph, tensor: str, op: str) -> onnx.NodeProto:
+    node = g.only_user(tensor, op)
+    if node is None:
+        raise RecipeError(f"{tensor}: expected one {op} consumer, got {[u.op_type for u in g.users(tensor)]}")
+    return node
 
 
 def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
@@ -85,7 +78,7 @@ def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
     graph = out.graph
     init = {t.name: t for t in graph.initializer}
     producer = {o: n for n in graph.node for o in n.output}
-    consumers = _consumers(graph)
+    g = Graph(graph)
 
     def const(name: str) -> np.ndarray:
         if name not in init:
@@ -111,7 +104,7 @@ def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
             if op == "Div":
                 if node.input[0] not in init:
                     raise RecipeError(f"{node.name}: the bias is not stored")
-                return node.input[0]
+                return str(node.input[0])
             node = producer.get(node.input[0])
         raise AssertionError("unreachable")
 
@@ -127,14 +120,14 @@ def dequantize(model: onnx.ModelProto, scope: str = DECODER) -> onnx.ModelProto:
         w_q = const(n.input[1]).astype(np.float32)
         w_zp = const(n.input[3]).astype(np.float32) if len(n.input) > 3 and n.input[3] else 0.0
         bias: str | None = None
-        nxt = consumers.get(n.output[0], [])
+        nxt = g.users(n.output[0])
         if len(nxt) == 1 and nxt[0].op_type == "Add":
             add = nxt[0]
             bias = float_bias(next(x for x in add.input if x != n.output[0]))
-            cast = _only_consumer(consumers, add.output[0], "Cast")
+            cast = _only_consumer(g, add.output[0], "Cast")
         else:
-            cast = _only_consumer(consumers, n.output[0], "Cast")
-        mul = _only_consumer(consumers, cast.output[0], "Mul")
+            cast = _only_consumer(g, n.output[0], "Cast")
+        mul = _only_consumer(g, cast.output[0], "Mul")
         scale = weight_scale(next(x for x in mul.input if x != cast.output[0]))
         base_name = n.name.removesuffix("_quant")
         # Shared weights (one stored tensor, several nodes) stay shared.

@@ -4,33 +4,28 @@ the same (to float rounding).
 - ``fused_instance_norms``: each AdaIN is exported as ``ReduceMean, Sub, Mul, ReduceMean,
   Add, Sqrt, Div`` (the instance norm over time) and then ``Mul(1 + gamma), Add(beta)``:
   nine passes over the tensor. onnxruntime's ``InstanceNormalization``, given ``1 + gamma``
-  and ``beta`` as its scale and bias, does it in one kernel (0.97x the decoder time).
+  and ``beta`` as its scale and bias, does it in one kernel.
 - ``snake_as_polynomial``: each snake activation ``x + sin(alpha x)^2 / alpha`` without
-  ``Sin``, which onnxruntime runs on one core (15 % of a window); see that function.
-
-Both together, on the fast decoder (2 threads, windows of 32/48/80 frames): 0.87x the time
-of the graph as exported, and the same distance from the float model (3.12 dB log-mel) and
-word recall (0.832 vs 0.833) over 20 held-out renders.
+  ``Sin``, which onnxruntime runs on one core; see that function.
 
 The fused variant also puts compiled operators (``custom_ops``) into the graph:
 ``fused_norm_snakes``, ``fused_dequantize`` and ``fused_stft``.
 
-Tried and dropped: the harmonic source's ``STFT`` node (about 4 % of a window, single
-threaded) as a strided ``Conv`` of the windowed DFT rows, another 6 % faster and equal to
-1e-6. But a fifth of the bins are (numerically) zero, where the source is constant, and
-their phase is whatever the rounding leaves: a different implementation gives other
-phases, and the audio moved 1.6 dB further from the float model with recall 0.81 vs 0.83
-over 20 renders. Hence ``fused_stft``'s operator computes onnxruntime's STFT bit for bit.
+The harmonic source's STFT must stay onnxruntime's to the bit: a fifth of its bins are
+numerically zero and their phase is whatever the rounding leaves, so another implementation
+moves the audio (hence ``fused_stft``'s operator). Figures: docs/benchmarks.md.
 
 onnx is imported only when a rewrite runs: the engine never needs it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from tray_reader.model.graph import Graph
 
 if TYPE_CHECKING:
     import onnx
@@ -38,68 +33,12 @@ if TYPE_CHECKING:
 
 SIN2_DEGREE = 3
 """Terms of the even polynomial standing in for sin^2 in the snake activations. Each term
-is two passes over the tensor, and these elementwise kernels run on one core: degree 3
-instead of 5 (10 nodes per snake instead of 14) made a window 0.93-0.96x the time, with
-the same distance from the float model (2.91 vs 2.92 dB, held-out renders) and word
-recall (0.81 vs 0.79 over 16 streamed sentences). Degree 2 (error 0.05) moved the audio
-further (2.97 dB)."""
+is two passes over the tensor, and these elementwise kernels run on one core: degree 3 is
+the fewest that kept the audio as close to the float model as degree 5 (see
+docs/benchmarks.md, recipe 5)."""
 
 
-class _Graph:
-    """Producers, consumers and constants of a graph, for matching patterns."""
-
-    def __init__(self, graph: onnx.GraphProto) -> None:
-        from onnx import numpy_helper
-
-        self.graph = graph
-        self.init = {t.name: t for t in graph.initializer}
-        self.producer = {o: n for n in graph.node for o in n.output}
-        self.consumers: dict[str, list[onnx.NodeProto]] = {}
-        for n in graph.node:
-            for x in dict.fromkeys(n.input):  # a node reading a tensor twice is one consumer
-                self.consumers.setdefault(x, []).append(n)
-        self._to_array = numpy_helper.to_array
-
-    def const(self, name: str) -> np.ndarray | None:
-        """The value of a stored or Constant-node tensor, else None."""
-        if name in self.init:
-            return self._to_array(self.init[name])
-        node = self.producer.get(name)
-        if (
-            node is not None
-            and node.op_type == "Constant"
-            and node.attribute
-            and node.attribute[0].name == "value"
-        ):
-            return self._to_array(node.attribute[0].t)
-        return None
-
-    def users(self, tensor: str) -> list[onnx.NodeProto]:
-        return self.consumers.get(tensor, [])
-
-    def only_user(self, tensor: str, op: str) -> onnx.NodeProto | None:
-        users = self.users(tensor)
-        return users[0] if len(users) == 1 and users[0].op_type == op else None
-
-    def replace(self, removed: set[str], added: dict[str, list[onnx.NodeProto]], inits: Iterable) -> None:
-        """Drop the nodes in ``removed``; put each list in ``added`` where the node it is keyed
-        by stood (inputs are produced earlier, so the order stays topological). Nodes are
-        known by their first output: names may be empty, tensor names are unique."""
-        nodes = []
-        for n in self.graph.node:
-            nodes.extend(added.get(n.output[0], []))
-            if n.output[0] not in removed:
-                nodes.append(n)
-        del self.graph.node[:]
-        self.graph.node.extend(nodes)
-        self.graph.initializer.extend(inits)
-        used = {x for n in self.graph.node for x in n.input}
-        kept = [t for t in self.graph.initializer if t.name in used]
-        del self.graph.initializer[:]
-        self.graph.initializer.extend(kept)
-
-
-def _norm_over_time(g: _Graph, mean: onnx.NodeProto) -> tuple[list[onnx.NodeProto], str, float] | None:
+def _norm_over_time(g: Graph, mean: onnx.NodeProto) -> tuple[list[onnx.NodeProto], str, float] | None:
     """If ``mean`` starts ``(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)`` over the last
     axis, its nodes, the Div that ends it and eps. ``x`` is taken to be [1, C, T], as every
     such tensor in the decoder is: shapes are unknown here (see `fused_instance_norms`)."""
@@ -141,7 +80,7 @@ def fused_instance_norms(model: onnx.ModelProto) -> int:
     when it runs, which the fast model's build and its quality gate do."""
     from onnx import helper, numpy_helper
 
-    g = _Graph(model.graph)
+    g = Graph(model.graph)
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
     flat = "instance_norm/flat"
@@ -198,7 +137,7 @@ def sin2_coefficients(degree: int = SIN2_DEGREE) -> np.ndarray:
 
 
 def _snake(
-    g: _Graph, sin: onnx.NodeProto
+    g: Graph, sin: onnx.NodeProto
 ) -> tuple[list[onnx.NodeProto], str, np.ndarray, np.ndarray, str] | None:
     """If ``sin`` is in ``x + (1/alpha) * sin(alpha * x)^2`` with stored per-channel alpha and
     1/alpha: its nodes, x, alpha, 1/alpha and the output."""
@@ -225,7 +164,7 @@ def _snake(
     return [scaled, sin, square, times, add], x, alpha, inverse, add.output[0]
 
 
-def _snakes(g: _Graph) -> Iterator[tuple[list[onnx.NodeProto], str, np.ndarray, np.ndarray, str]]:
+def _snakes(g: Graph) -> Iterator[tuple[list[onnx.NodeProto], str, np.ndarray, np.ndarray, str]]:
     """Each snake activation in the graph, as `_snake` finds it."""
     for sin in list(g.graph.node):
         found = _snake(g, sin) if sin.op_type == "Sin" else None
@@ -240,7 +179,7 @@ def snake_as_polynomial(model: onnx.ModelProto, degree: int = SIN2_DEGREE) -> in
     many were rewritten."""
     from onnx import helper, numpy_helper
 
-    g = _Graph(model.graph)
+    g = Graph(model.graph)
     coefficients = sin2_coefficients(degree)
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
@@ -282,7 +221,7 @@ def fused_norm_snakes(model: onnx.ModelProto) -> int:
 
     from tray_reader.model.custom_ops import DOMAIN, NORM_SNAKE
 
-    g = _Graph(model.graph)
+    g = Graph(model.graph)
     removed: set[str] = set()
     added: dict[str, list[onnx.NodeProto]] = {}
     inits = []
@@ -321,7 +260,7 @@ def fused_norm_snakes(model: onnx.ModelProto) -> int:
     return len(added)
 
 
-def _per_tensor_uint8(g: _Graph, dequantize: onnx.NodeProto) -> bool:
+def _per_tensor_uint8(g: Graph, dequantize: onnx.NodeProto) -> bool:
     """Whether a DequantizeLinear has a stored scalar scale and uint8 zero point."""
     if len(dequantize.input) < 3:
         return False
@@ -347,7 +286,7 @@ def fused_dequantize(model: onnx.ModelProto) -> int:
         NORM_SNAKE,
     )
 
-    g = _Graph(model.graph)
+    g = Graph(model.graph)
     outputs = {o.name for o in model.graph.output}
 
     def dequantized(tensor: str) -> onnx.NodeProto | None:
@@ -441,7 +380,7 @@ def _real_float_signal(tensor: onnx.TypeProto.Tensor | None) -> bool:
     return len(dims) == 2 or (len(dims) == 3 and dims[2].HasField("dim_value") and dims[2].dim_value == 1)
 
 
-def _stft_attributes(g: _Graph, node: onnx.NodeProto, overridable: set[str]) -> tuple[int, int] | None:
+def _stft_attributes(g: Graph, node: onnx.NodeProto, overridable: set[str]) -> tuple[int, int] | None:
     """(frame step, frame length) if the compiled operator computes ``node`` (besides its
     signal, see `_real_float_signal`): onesided, a stored float32 window whose length is not a
     power of 2 (onnxruntime transforms those another way) and at most STFT_MAX_LENGTH, a
@@ -468,7 +407,7 @@ def _stft_attributes(g: _Graph, node: onnx.NodeProto, overridable: set[str]) -> 
 
 def fused_stft(model: onnx.ModelProto) -> int:
     """Rewrite, in place, each ``STFT`` the compiled ``Stft`` operator computes (see
-    ``custom_ops``: onnxruntime's output bit for bit, ~10 ms less per 32-frame window) as
+    ``custom_ops``: onnxruntime's output bit for bit, without its per-frame overhead) as
     that operator; others are left to onnxruntime. Returns how many were rewritten.
 
     The signal's shape comes from the graph, or from ONNX shape inference when the graph
@@ -477,7 +416,7 @@ def fused_stft(model: onnx.ModelProto) -> int:
 
     from tray_reader.model.custom_ops import DOMAIN, STFT
 
-    g = _Graph(model.graph)
+    g = Graph(model.graph)
     overridable = {i.name for i in model.graph.input}
     found = [
         (node, attributes)

@@ -14,7 +14,7 @@ Part B (decoder and iSTFT-Net generator) maps ``asr, f0, energy, style`` plus a
 Running part B on a window of frames with the phase offset of its first frame gives
 the same sine source as the whole-chunk run; only the decoder's instance norms (which
 normalise over the window) and the convolutions' edges differ, which context frames
-and cross-fades hide (see ``decoder_stream``).
+and cross-fades hide (see ``speech.windows``).
 
 Both parts are derived from the verified model bytes; ``cached_split`` keeps them in the
 user cache, checked against checksums pinned here.
@@ -110,7 +110,7 @@ def _model(
     )
     out = helper.make_model(graph, opset_imports=list(base.opset_import))
     out.ir_version = base.ir_version
-    return out.SerializeToString()
+    return bytes(out.SerializeToString())
 
 
 def _shrink_in_place(
@@ -134,7 +134,7 @@ def _shrink_in_place(
     del graph.output[:]
     graph.output.extend(outputs)
     graph.name = name
-    return model.SerializeToString()
+    return bytes(model.SerializeToString())
 
 
 def _rename(nodes: list[onnx.NodeProto], mapping: dict[str, str]) -> list[onnx.NodeProto]:

@@ -1,18 +1,13 @@
 """The Kokoro-82M int8 ONNX engine: sessions built by `load()`, warmed explicitly.
 
 The verified model is split in memory at the encoder/decoder boundary (see
-``split_model``): part A turns ids into frame features (53 ms for 28 ids, 383 ms for 250
-with 2 threads: 7-10 % of a read's compute; the synthesiser makes the next chunk's ahead,
-see ``synthesis._Lookahead``), part B turns frames into audio. ``synthesize`` runs B
-once over the whole chunk (bit-identical to the unsplit model); ``stream`` runs B over
-windows of frames and yields each as soon as it is ready, so the first audio of a chunk
-comes after a fraction of its synthesis time (see ``decoder_stream``). If the split
-fails, the whole model is used and ``stream`` yields one piece per chunk.
-
-Session options were chosen by measurement on 2 cores (see bench/ and README):
-graph optimisation ALL, intra-op threads = physical cores (2), inter-op 1, and
-spinning off so a busy neighbour process does not stall us (spinning: 0.92x the window
-time on an idle box, 1.3x with one or two busy neighbours).
+``model.split``): part A turns ids into frame features (the synthesiser makes the next
+chunk's ahead, see ``synthesis._Lookahead``), part B turns frames into audio.
+``synthesize`` runs B once over the whole chunk (the unsplit model's audio, without the
+padding's silence); ``stream`` runs B over windows of frames and yields each as soon as it
+is ready, so the first audio of a chunk comes after a fraction of its synthesis time (see
+``windows``). If the split fails, the whole model is used and ``stream`` yields one piece
+per chunk. Session options: ``sessions``; figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -22,8 +17,7 @@ import ctypes
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import onnxruntime as ort
@@ -32,42 +26,32 @@ from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.speech.sessions import default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind
-from tray_reader.speech.windows import Submit, WindowPlan, speech_frames, stream_frames
+from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
 from tray_reader.text.types import MAX_PHONEME_IDS
 
 log = logging.getLogger(__name__)
 
 DECODER_ARENA = True
 """The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
-so the arena is too, and without it every large tensor of every run was a fresh mmap: the
-page faults cost more system time than half the user time (RTF 0.66 vs 0.38 over 151 s of
-audio). Part A sees whole chunks, so it runs without the arena."""
+so the arena is too, and without it every large tensor of every run was a fresh mmap whose
+page faults cost more than the arena's memory. Part A sees whole chunks, so it runs
+without the arena."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
 WINDOW_SHARE = 0.7
 """The same for each later window of a chunk, sized by the audio queued ahead of it just
 before it is decoded: the decoder's speed was measured on the window before, and no part A
-runs in between, so less margin is kept. Over 12 cold paragraph reads in real time (2
-threads, bench_speech "gaps"), playback waited in 3 of them (0.27 s in all) against 12 of
-them (1.3 s) with windows that only grow, in the same run."""
-PARALLEL_SLOWDOWN = 1.5
-"""How much longer one window takes while another is decoded beside it (measured 1.4-1.6)."""
-PARALLEL_FRAMES = 64
-"""Window size when two windows are decoded at once: with two in memory, smaller windows
-keep the decoder's peak memory near that of one 80-frame window, for a little more context
-decoded. Measured over 150 s of audio (fast decoder, 2 threads): one at a time, 80 frames:
-RTF 0.39, steady RSS 449 MB; two at once, 80 frames: 0.32, 523 MB; 64 frames: 0.35,
-483 MB; 48 frames: 0.37, 441 MB."""
+runs in between, so less margin is kept (bench_speech "gaps" counts the reads where
+playback waited)."""
 
 
 def _bound_heap_growth() -> None:
     """Serve large blocks from mmap and trim the heap eagerly (glibc only).
 
     Decoder windows and chunks of varying size otherwise fragment glibc's heap: its mmap
-    threshold grows after large frees, and RSS climbed with the length of the text read
-    (1.9 GB after 1,500 words). With a fixed 256 KB threshold and 1 MB trim threshold it
-    stays flat: 500 MB peak over 177 s of audio (bench/bench_speech.py, rss)."""
+    threshold grows after large frees, and RSS climbed with the length of the text read.
+    With a fixed 256 KB threshold and 1 MB trim threshold it stays flat (bench_speech rss)."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL("libc.so.6")
         m_trim_threshold, m_mmap_threshold = -1, -3
@@ -82,12 +66,12 @@ def _return_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def _derived_decoder(threads: int, fused: bool = True) -> tuple[ort.InferenceSession, DecoderKind] | None:
+def _derived_decoder(threads: int) -> tuple[ort.InferenceSession, DecoderKind] | None:
     """A session of the best derived decoder that is built, checks out and loads, and its
     kind; None keeps the shipped one."""
     from tray_reader.model import derived_decoders
 
-    for derived in derived_decoders(fused):
+    for derived in derived_decoders():
         try:
             return make_session(
                 derived.data, threads, arena=DECODER_ARENA, library=derived.library
@@ -112,62 +96,47 @@ class KokoroEngine:
     """Part B: one window of frames -> audio."""
     plan: WindowPlan = field(default_factory=WindowPlan)
     """How `stream` cuts a chunk into decoder windows."""
-    trim_padding: bool = True
-    """Skip decoding most of the padding tokens' silence (split model only; see
-    decoder_stream.speech_frames)."""
     decoder_kind: DecoderKind = DecoderKind.SHIPPED
     """Which part B runs."""
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
-    timed_windows: bool = True
-    """Size each later window of a chunk by the audio queued ahead of it (see `stream`).
-    Off: windows grow by the plan's factor, the same for every run (for comparing two
-    decoders on equal terms)."""
-    parallel_windows: bool = False
-    """Allow two windows at once (see `parallel`). Off: with both runs sharing the decoder's
-    memory arena, the arena grew in power-of-two steps on a long text (1.4 GB peak over
-    29 min of audio, against ~490 MB over 8 min); one window at a time stays bounded."""
-    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
-    """Two threads that decode two windows at once when the lead allows (`stream`)."""
+    schedule: Schedule = by_time
+    """Sizes each later window of a chunk from the time left before its audio is due (the
+    product's only schedule; a comparison in a test injects one that ignores the time)."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
+    f0_scale: float = 1.0
+    """Factor on part A's f0 (and the sine source's phase, which is its running sum) before
+    part B: the voice's pitch moved, its timing and timbre kept (split model only)."""
 
     @classmethod
-    def load(
-        cls,
-        threads: int | None = None,
-        streaming: bool = True,
-        plan: WindowPlan | None = None,
-        fast: bool = True,
-        fused: bool = True,
-    ) -> KokoroEngine:
-        """Build the sessions from the verified model bytes; ``streaming=False`` keeps the
-        model whole (no windowed decoding). With ``fast``, part B is the derived fast
-        decoder when one has been built and passed its quality gate (else the shipped one);
-        with ``fused`` too, its variant with the compiled operators when that is usable."""
+    def load(cls, threads: int | None = None, fast: bool = True) -> KokoroEngine:
+        """Build the sessions from the verified model bytes, split for streaming (the whole
+        model if the split fails). With ``fast``, part B is the best derived decoder that
+        is built, passed its quality gate and loads (else the shipped one)."""
         threads = threads or default_threads()
         _bound_heap_growth()
         t0 = time.perf_counter()
-        engine = cls._load_split(threads, plan or WindowPlan(), fast, fused) if streaming else None
-        if engine is None:
-            engine = cls(
-                session=make_session(model_files.kokoro_model_bytes(), threads),
-                threads=threads,
-                decoder_kind=DecoderKind.WHOLE,
-            )
+        engine = cls._load_split(threads, fast) or cls.load_whole(threads)
         _return_freed_memory()
         engine.load_seconds = time.perf_counter() - t0
         return engine
 
     @classmethod
-    def _load_split(cls, threads: int, plan: WindowPlan, fast: bool, fused: bool) -> KokoroEngine | None:
+    def load_whole(cls, threads: int) -> KokoroEngine:
+        """The whole model in one session: one piece per chunk, no windows."""
+        session = make_session(model_files.kokoro_model_bytes(), threads)
+        return cls(session=session, threads=threads, decoder_kind=DecoderKind.WHOLE)
+
+    @classmethod
+    def _load_split(cls, threads: int, fast: bool) -> KokoroEngine | None:
         try:
             from tray_reader.model.split import cached_split
 
             # The fast decoder first, the shipped parts after: the model bytes are freed
             # as soon as each session is made, keeping the peak while loading low.
-            made = _derived_decoder(threads, fused) if fast else None
+            made = _derived_decoder(threads) if fast else None
             decoder, kind = made if made is not None else (None, DecoderKind.SHIPPED)
             parts = cached_split(model_files.kokoro_model_bytes, decoder=decoder is None)
             # Without the arena, memory used by a long chunk goes back after it (measured:
@@ -183,9 +152,7 @@ class KokoroEngine:
                 "streaming decoder unavailable (%s: %s); synthesising whole chunks", type(e).__name__, e
             )
             return None
-        return cls(
-            session=None, threads=threads, features=features, decoder=decoder, plan=plan, decoder_kind=kind
-        )
+        return cls(session=None, threads=threads, features=features, decoder=decoder, decoder_kind=kind)
 
     @property
     def streaming(self) -> bool:
@@ -223,14 +190,14 @@ class KokoroEngine:
         else:
             assert self.features is not None and self.decoder is not None
             asr, f0, energy, _ = self.features.run(None, feeds)
+            f0 = f0 * np.float32(self.f0_scale) if self.f0_scale != 1.0 else f0
             offset = np.zeros((1, 1, 9), np.float32)
             out = self.decoder.run(
                 None,
                 {"asr": asr, "f0": f0, "energy": energy, "style": feeds["style"], "phase_offset": offset},
             )[0]
-            if self.trim_padding:
-                lo, hi = speech_frames(asr)
-                out = np.asarray(out).reshape(-1)[lo * FRAME_SAMPLES : hi * FRAME_SAMPLES]
+            lo, hi = speech_frames(asr)
+            out = np.asarray(out).reshape(-1)[lo * FRAME_SAMPLES : hi * FRAME_SAMPLES]
         return np.asarray(out, dtype=np.float32).reshape(-1)
 
     def window_fit(self, lead: float, share: float = LEAD_SHARE) -> int:
@@ -246,21 +213,6 @@ class KokoroEngine:
         if lead <= 0:
             return None
         return max(self.plan.first_frames, min(self.plan.frames, self.window_fit(lead)))
-
-    def parallel(self, lead: float) -> bool:
-        """Whether a chunk due ``lead`` seconds from now may have two windows decoded at
-        once (with 2+ threads): only when its first window, slowed down by the second one
-        running beside it, still fits the lead's share. Measured: two at once finish in
-        ~0.75 of the time of one after the other (much of a run does not keep both cores
-        busy), so each takes ~1.5 times as long as alone."""
-        window = PARALLEL_FRAMES + 2 * self.plan.context
-        fits = lead * LEAD_SHARE >= PARALLEL_SLOWDOWN * self.frame_seconds * window
-        return self.parallel_windows and self.threads >= 2 and fits
-
-    def _submit(self) -> Submit:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(2, thread_name_prefix="decoder")
-        return self._pool.submit
 
     def part_a(
         self, ids: Sequence[int], pack: np.ndarray, speed: float, run_options: ort.RunOptions | None = None
@@ -296,43 +248,31 @@ class KokoroEngine:
             part_a = self.part_a(ids, pack, speed)
             assert part_a is not None
         asr, f0, energy, phase = part_a.asr, part_a.f0, part_a.energy, part_a.phase
+        if self.f0_scale != 1.0:
+            scale = np.float32(self.f0_scale)
+            f0, phase = f0 * scale, phase * scale
         decoder = self.decoder
 
         def timed(window: dict[str, np.ndarray]) -> np.ndarray:
             t0 = time.perf_counter()
-            audio = decoder.run(None, window)[0]
+            audio: np.ndarray = decoder.run(None, window)[0]
             spent = (time.perf_counter() - t0) / window["asr"].shape[2]
             self.frame_seconds = 0.7 * self.frame_seconds + 0.3 * spent
             return audio
 
-        frames = speech_frames(asr) if self.trim_padding else None
+        frames = speech_frames(asr)
         # The lead was measured when this was called: part A, if it ran here, used some.
         # When the audio queued ahead runs out, assuming it plays as it is yielded (from the
         # first piece on, when nothing is queued yet): each later window is sized to be
         # ready before then, so playback never waits in the middle of a chunk.
         runs_out = called + lead if lead > 0 else None
-        plan, first = self.plan, self.first_window(lead - (time.perf_counter() - called) if lead > 0 else 0.0)
+        first = self.first_window(lead - (time.perf_counter() - called) if lead > 0 else 0.0)
 
         def budget() -> int:
             return self.window_fit(0.0 if runs_out is None else runs_out - time.perf_counter(), WINDOW_SHARE)
 
-        if self.parallel(lead):
-            plan = replace(plan, frames=PARALLEL_FRAMES)
-            decode, submit, first = (lambda window: decoder.run(None, window)[0]), self._submit(), plan.frames
-        else:
-            decode, submit = timed, None
         pieces = stream_frames(
-            decode,
-            asr,
-            f0,
-            energy,
-            phase,
-            part_a.style,
-            plan,
-            frames,
-            first,
-            submit,
-            budget if self.timed_windows else None,
+            timed, asr, f0, energy, phase, part_a.style, self.plan, frames, first, self.schedule(budget)
         )
         try:
             for piece in pieces:

@@ -15,15 +15,12 @@ import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
 from tray_reader.speech.timings import WordTiming, token_frames, word_timings
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, VoiceSource
 from tray_reader.speech.windows import speech_frames
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.text.types import TextChunk
 
 log = logging.getLogger(__name__)
-
-VoiceSource = Callable[[], tuple[np.ndarray, float]]
-"""Returns the current (voice pack, speed); read before every chunk."""
 
 EDGE_FADE = int(0.005 * SAMPLE_RATE)
 """Samples faded in at the start and out at the end of every chunk, so joins never click."""
@@ -54,18 +51,14 @@ def faded_pieces(pieces: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
 
 
 def chunk_timings(
-    engine: KokoroEngine,
-    part_a: PartA | None,
-    ids: list[int],
-    words: tuple[tuple[int, int], ...],
-    vocab: dict[str, int],
+    part_a: PartA | None, ids: list[int], words: tuple[tuple[int, int], ...], vocab: dict[str, int]
 ) -> tuple[WordTiming, ...]:
-    """The words' timings in the audio `engine.stream` makes from ``part_a`` (none without
-    the split model, whose durations are not seen)."""
+    """The words' timings in the audio `KokoroEngine.stream` makes from ``part_a`` (it
+    starts at the first frame `speech_frames` keeps); none without the split model, whose
+    durations are not seen."""
     if part_a is None or not words:
         return ()
-    first = speech_frames(part_a.asr)[0] if engine.trim_padding else 0
-    return word_timings(ids, token_frames(part_a.asr), first, words, vocab)
+    return word_timings(ids, token_frames(part_a.asr), speech_frames(part_a.asr)[0], words, vocab)
 
 
 def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
@@ -115,9 +108,8 @@ class Prepared:
 
 AHEAD_LEAD = 1.0
 """Seconds of audio queued ahead from which a read's next chunk is made on another thread
-while the current one is decoded. Earlier (from each chunk's first piece), the work ahead
-slowed the windows a cold read's first seconds depend on: playback waited in 9 of 12 cold
-paragraph reads (0.72 s in all) against 5 of 12 (0.28 s) one chunk after another."""
+while the current one is decoded. Started earlier (at each chunk's first piece), the work
+ahead slowed the windows a cold read's first seconds depend on."""
 
 CANCEL_POLL = 0.01
 """Seconds between looks at a read's cancel flag while it waits for its next chunk."""
@@ -130,15 +122,15 @@ class _Lookahead:
     """Makes the next chunk of a read (the front end's work and the model's part A) on
     another thread while the current one is decoded.
 
-    Part A uses a second thread poorly (1.1x faster for 28 ids, 1.4x for 250), and a third
-    of each decoder window runs on one core (its elementwise kernels), so the other core
-    has room for it: the next chunk starts decoding without first spending part A's time."""
+    Part A uses a second thread poorly, and part of each decoder window runs on one core
+    (its elementwise kernels), so the other core has room for it: the next chunk starts
+    decoding without first spending part A's time."""
 
     def __init__(
         self,
         engine: KokoroEngine,
         source: Iterator[tuple[TextChunk, list[int]]],
-        pool: ThreadPoolExecutor | None,
+        pool: ThreadPoolExecutor,
     ) -> None:
         self._engine = engine
         self._source = source
@@ -148,7 +140,7 @@ class _Lookahead:
 
     def start(self, pack: np.ndarray, speed: float) -> None:
         """Begin making the next chunk (for this voice and speed), unless already begun."""
-        if self._future is not None or self._pool is None:
+        if self._future is not None:
             return
         options = self._options = ort.RunOptions()
         self._future = self._pool.submit(self._make, pack, speed, options)
@@ -213,9 +205,6 @@ class Synthesizer:
         prepared for both)."""
         self.served_prepared = False
         """Whether the last `stream` began with prepared audio."""
-        self.lookahead = True
-        """Make each read's next chunk on another thread while the current one is decoded
-        (`_Lookahead`). Off: one after the other (for comparing, in bench/)."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
 
@@ -275,7 +264,7 @@ class Synthesizer:
         if chunk.words:
             if part_a is None or not part_a.made_for(ids, pack, speed):
                 part_a = self.engine.part_a(ids, pack, speed)
-            words = chunk_timings(self.engine, part_a, ids, chunk.words, self.frontend.vocab)
+            words = chunk_timings(part_a, ids, chunk.words, self.frontend.vocab)
         span = chunk.sentence_span
         for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
             yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
@@ -312,7 +301,7 @@ class Synthesizer:
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
         skip = prepared.chunks if prepared is not None and self.served_prepared else 0
-        pool = self._ahead_pool() if self.lookahead else None
+        pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
 
         def queued() -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -15,6 +16,11 @@ SAMPLE_RATE = 24_000
 """Kokoro's output rate in Hz."""
 FRAME_SAMPLES = 600
 """Output samples per frame of part A's ``asr`` (2 pitch frames x 300 samples, 24 kHz: 25 ms)."""
+
+
+VoiceSource = Callable[[], tuple[np.ndarray, float]]
+"""The voice pack and speed to read the next chunk with (read before every chunk, so a
+change applies at the next one)."""
 
 
 @dataclass(frozen=True)

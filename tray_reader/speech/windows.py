@@ -1,4 +1,4 @@
-"""Run Kokoro's decoder (part B of ``split_model``) over windows of frames, yielding audio early.
+"""Run Kokoro's decoder (part B of ``model.split``) over windows of frames, yielding audio early.
 
 Each window is decoded with ``context`` extra frames on both sides; the audio of those
 context frames is thrown away except for a short cross-fade with the previous window.
@@ -11,7 +11,6 @@ cross-fade were chosen by measurement (bench/bench_speech.py --seams).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,21 +28,16 @@ class WindowPlan:
     first_frames: int = 16
     """Frames in the first window: small, so the first audio comes quickly. Since the
     padding's silence is skipped, the first window holds speech; 12 frames garbled the
-    first words more often (recogniser recall 0.69-0.79 vs 0.81-0.94 with 16, context 8)."""
+    first words more often (docs/benchmarks.md)."""
     frames: int = 80
     """Frames in each later window (a last one takes up to half again); bounds the
     decoder's memory per run."""
-    growth: float = 2.0
-    """Each window may be this many times the previous one, up to ``frames``."""
     later_frames: int = 32
-    """The smallest window after the first when windows are sized by time: smaller ones
-    garble words (recogniser recall over 20 sentences with every later window this size:
-    0.75 at 16 frames, 0.77 at 24, 0.81 at 32, against 0.84 for windows that grow), so a
-    machine too slow for it makes playback wait rather than mumble."""
+    """The smallest window after the first: smaller ones garble words (docs/benchmarks.md),
+    so a machine too slow for it makes playback wait rather than mumble."""
     context: int = 8
-    """Extra frames decoded on each side of a window and then dropped. 8 frames instead of
-    4 cost ~16 % more decoding; with the padding skipped it raised recogniser recall on
-    three sentences (0.75-1.0 -> 0.86-0.94 together with a 16-frame first window)."""
+    """Extra frames decoded on each side of a window and then dropped: fewer garble the
+    words at the window's edges more often than the extra decoding costs."""
     crossfade: int = 1200
     """Samples over which consecutive windows are blended (linear); at most context x 600."""
 
@@ -54,29 +48,30 @@ class WindowPlan:
             raise ValueError("the cross-fade must fit inside the left context")
 
 
-def windows(n_frames: int, plan: WindowPlan, first_frames: int | None = None) -> list[tuple[int, int]]:
-    """[start, end) frame ranges covering 0..n_frames, each window ``plan.growth`` times
-    the one before (up to ``plan.frames``); ``first_frames`` overrides the plan's first
-    window (for a chunk whose audio is not needed at once)."""
-    return list(_spans(0, n_frames, plan, first_frames, None))
-
-
 Budget = Callable[[], int]
 """How many frames of its own the next window may have for its audio to come in time (the
 audio queued ahead of it, by the decoder's speed, less its context); at most a guess."""
 
+Schedule = Callable[[Budget], Budget]
+"""Turns the engine's time budget for one chunk into the sizes its later windows get."""
 
-def _spans(
-    first: int, last: int, plan: WindowPlan, first_frames: int | None, budget: Budget | None
+
+def by_time(budget: Budget) -> Budget:
+    """The product's schedule: each later window as large as the time left allows."""
+    return budget
+
+
+def spans(
+    first: int, last: int, plan: WindowPlan, first_frames: int | None, budget: Budget
 ) -> Iterator[tuple[int, int]]:
-    """[start, end) frame ranges covering first..last, made one at a time: with ``budget``
-    each window after the first is as large as it allows (within the plan's limits),
-    asked just before it is decoded; without, windows grow by ``plan.growth``."""
+    """[start, end) frame ranges covering first..last, made one at a time: each window
+    after the first is as large as ``budget`` allows (within the plan's limits), asked
+    just before it is decoded."""
     start, size = first, min(plan.frames, first_frames or plan.first_frames)
     tail = plan.frames // 2
     while start < last:
         fits = None
-        if budget is not None and start > first:
+        if start > first:
             fits = budget()
             size = min(plan.frames, max(plan.later_frames, fits))
         end = min(last, start + size)
@@ -88,8 +83,6 @@ def _spans(
             end = last
         yield start, end
         start = end
-        if budget is None:
-            size = min(plan.frames, int(size * plan.growth))
 
 
 LEAD_MARGIN = 3
@@ -120,10 +113,6 @@ def speech_frames(asr: np.ndarray) -> tuple[int, int]:
     return (lo, hi) if hi > lo else (0, n)
 
 
-Submit = Callable[[Callable[[], np.ndarray]], "Future[np.ndarray]"]
-"""Runs a decode on another thread (an executor's ``submit``)."""
-
-
 def stream_frames(
     decode: Decode,
     asr: np.ndarray,
@@ -132,23 +121,17 @@ def stream_frames(
     phase: np.ndarray,
     style: np.ndarray,
     plan: WindowPlan,
-    frames: tuple[int, int] | None = None,
-    first_frames: int | None = None,
-    submit: Submit | None = None,
-    budget: Budget | None = None,
+    frames: tuple[int, int] | None,
+    first_frames: int | None,
+    budget: Budget,
 ) -> Generator[np.ndarray, None, None]:
     """Audio of frames [lo, hi) of one chunk (default: all), window by window; the pieces
     concatenated are that stretch of the whole chunk. Frames outside it still serve as
     context. ``first_frames`` overrides the plan's first window size; ``budget`` sizes
-    each later window by the time left (else they grow by the plan's factor).
-
-    With ``submit`` (an executor with two workers), two windows are decoded at once: each
-    takes longer, but together they finish sooner than one after the other, since much of
-    a run does not use both cores. The pieces still come in order; a consumer that stops
-    leaves at most the two windows in flight to finish."""
+    each later window. A consumer that stops iterating stops the decoding."""
     n = asr.shape[2]
     first, last = frames or (0, n)
-    spans = _spans(first, last, plan, first_frames, budget if submit is None else None)
+    made = spans(first, last, plan, first_frames, budget)
 
     def inputs(a: int, end: int) -> dict[str, np.ndarray]:
         b = min(n, end + plan.context)
@@ -162,28 +145,9 @@ def stream_frames(
         }
 
     def decoded() -> Generator[tuple[tuple[int, int], int, np.ndarray], None, None]:
-        if submit is None:
-            for span in spans:  # each span is chosen just before it is decoded
-                a = _left_edge(*span, first, last, plan)
-                yield span, a, decode(inputs(a, span[1]))
-            return
-
-        ahead = [(span, _left_edge(*span, first, last, plan)) for span in spans]
-
-        def job(i: int) -> Callable[[], np.ndarray]:
-            (_, end), a = ahead[i]
-            return lambda: decode(inputs(a, end))
-
-        futures = [submit(job(i)) for i in range(min(2, len(ahead)))]
-        try:
-            for i, (span, a) in enumerate(ahead):
-                audio = futures[i].result()
-                if i + 2 < len(ahead):
-                    futures.append(submit(job(i + 2)))
-                yield span, a, audio
-        finally:
-            for f in futures:
-                f.cancel()  # not started yet: never runs
+        for span in made:  # each span is chosen just before it is decoded
+            a = _left_edge(*span, first, last, plan)
+            yield span, a, decode(inputs(a, span[1]))
 
     fade_in = np.linspace(0.0, 1.0, plan.crossfade + 2, dtype=np.float32)[1:-1]
     tail: np.ndarray | None = None
@@ -193,14 +157,13 @@ def stream_frames(
             piece, tail = _piece(span, a, out.reshape(-1), tail, last, plan, fade_in)
             yield piece
     finally:
-        outputs.close()  # cancels windows not started when the consumer stops early
+        outputs.close()
 
 
 def _left_edge(start: int, end: int, first: int, last: int, plan: WindowPlan) -> int:
     """The first frame decoded for the window [start, end): its left context. A short last
     window reaches further back, so its instance norms see as much speech as a window of
-    half the plan's size, not mostly the trailing silence: log-mel distance of the last
-    0.6 s to a whole-chunk render, median over 60 chunks, 3.6 dB against 5.2 dB without."""
+    half the plan's size, not mostly the trailing silence (closer to a whole-chunk render)."""
     reach = plan.context
     if end == last and start > first:
         reach = max(reach, plan.frames // 2 - (end - start) + plan.context)

@@ -17,10 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numpy as np
-
 from tray_reader.errors import TrayReaderError
-from tray_reader.speech.types import AudioChunk, AudioSink
+from tray_reader.speech.types import AudioChunk, AudioSink, VoiceSource
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +53,6 @@ class PrepareRequest:
     """Synthesise the first words of ``text`` while idle, for a read of it that may follow."""
 
     text: str
-
-
-VoiceSource = Callable[[], tuple[np.ndarray, float]]
-"""Returns the current (voice pack, speed); read before every chunk."""
 
 
 class SpeechPipeline(Protocol):

@@ -58,7 +58,7 @@ class EnglishPhonemizer:
     def __call__(self, text: str) -> str:
         with self._lock:
             phonemes, _tokens = self._g2p(text)
-        return phonemes
+        return str(phonemes)
 
 
 MIN_PART_LETTERS = 3
@@ -91,7 +91,7 @@ class OutOfVocabulary:
         if not re.search(r"[aeiouy]", letters, re.I) or (letters.isupper() and len(letters) <= 5):
             spelled, _ = self._lexicon.get_NNP(letters)
             if spelled:
-                return spelled
+                return str(spelled)
         return self._compound(letters.lower()) or letter_sounds.guess(letters)
 
     def _known(self, word: str, tag: str = "") -> str | None:

@@ -14,12 +14,11 @@ before G2P, so `say --show-text` still shows the words as written.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-
-import tomllib
 
 from tray_reader import model_files
 from tray_reader.errors import ConfigError

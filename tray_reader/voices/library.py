@@ -16,7 +16,7 @@ import re
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -127,7 +127,7 @@ def pack_sha256(pack: np.ndarray) -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _npy_bytes(pack: np.ndarray) -> bytes:
