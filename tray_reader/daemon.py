@@ -18,6 +18,7 @@ import numpy as np
 
 from tray_reader import config, control
 from tray_reader.app import App, Parts, PlayerSink
+from tray_reader.dbus_session import SessionBus, has_tray_host
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError
 
 
@@ -58,7 +59,9 @@ def _xdg_open(path: Path) -> None:
     )
 
 
-def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
+def real_parts(
+    settings: config.Settings, copy_and_restore: Callable[[], bool], bus: SessionBus | None = None
+) -> Parts:
     from tray_reader.hotkeys import PynputHotkeys
     from tray_reader.notify import DBusNotifier
     from tray_reader.selection import (
@@ -70,7 +73,7 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
     )
     from tray_reader.selection_watch import watch_primary
     from tray_reader.speech.synthesis import load_synthesizer
-    from tray_reader.tray import PystrayTray
+    from tray_reader.tray import ListenedTray, choose_tray
     from tray_reader.voices.commands import enroll_from_tray
 
     try:
@@ -78,17 +81,24 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
     except SelectionError as e:
         print(f"tray-reader: {e}", file=sys.stderr)
         clipboard = UnavailableClipboard(str(e))
+    bus = bus or SessionBus(None, "not asked")
+    kind = session_type()
+    tray, note = choose_tray(
+        kind, bus.connection, bus.connection is not None and has_tray_host(bus.connection)
+    )
+    notes = [note] if note else []
     return Parts(
         player=_real_player(settings),
         selection=DesktopSelection(clipboard, copy_and_restore, has_primary=session_type() != "none"),
         hotkeys=PynputHotkeys() if session_type() == "x11" or sys.platform != "linux" else _NoHotkeys(),
-        tray=PystrayTray(),
+        tray=ListenedTray(tray),
         notifier=DBusNotifier(),
         voices=LibraryVoices(),
         load_pipeline=load_synthesizer,
         open_file=_xdg_open,
         enroll=enroll_from_tray,
         watch_selection=watch_primary if session_type() == "x11" else None,
+        notes=notes,
     )
 
 
@@ -123,19 +133,37 @@ def run_daemon(settings_file: Path | None = None) -> int:
             "No desktop session (DISPLAY and WAYLAND_DISPLAY are unset): the tray needs one. "
             "Start tray-reader from your desktop, or use `tray-reader say` in a terminal."
         )
+    from tray_reader import dbus_session
+    from tray_reader.process_exit import ExitGuard, fatal
+
+    guard = ExitGuard()
+    guard.install()
+    code = 1
     try:
         holder: dict[str, App] = {}
         loaded = config.load(settings_file)
-        parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore)
+        bus = dbus_session.connect()
+        parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore, bus)
         app = holder["app"] = App(parts, settings_file, sock)
+        guard.on_fatal = app.quit
+        app.on_ending = guard.arm
+        for note in parts.notes:
+            print(f"tray-reader: {note}", file=sys.stderr)
         code = app.run()
+    except TrayReaderError as e:
+        print(f"tray-reader: {e}", file=sys.stderr)
+        code = 2
+    except BaseException as e:  # noqa: BLE001 - whatever ends the GUI loop ends the process
+        fatal(f"{type(e).__name__}: {e}", e.__traceback__)
+        code = 1
     finally:
+        guard.arm(code)
         lock.release()
     # Everything is stopped; skip the interpreter's teardown of the loaded native libraries
-    # (onnxruntime, spaCy, GTK), which takes over a second and would only delay the exit.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    # (onnxruntime, spaCy, GTK), which takes over a second and would only delay the exit,
+    # and never wait for a thread still inside one of them.
+    guard.end(code)
+    return code
 
 
 def forward(sock: Path, cmd: str, args: list[str], wait: float = 5.0) -> dict:

@@ -137,16 +137,110 @@ def speed_label(speed: float) -> str:
     return f"{speed:g}×"
 
 
+class HeadlessTray:
+    """No icon (no tray host, or no session bus): runs the GLib main loop, so the media
+    keys and shortcuts served from it still work, until `stop()`."""
+
+    def __init__(self) -> None:
+        self._stopped = threading.Event()
+        self._loop: Any = None
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        try:
+            from gi.repository import GLib
+        except ImportError:
+            on_ready()
+            self._stopped.wait()
+            return
+        self._loop = GLib.MainLoop.new(None, False)
+        on_ready()
+        if not self._stopped.is_set():
+            self._loop.run()
+
+    def refresh(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._loop is not None:
+            self._loop.quit()  # thread-safe in GLib
+
+
+class ListenedTray:
+    """A tray that also tells `listeners` whenever the app's state may have changed (the
+    app refreshes the tray on every change; media-key status follows the same calls)."""
+
+    def __init__(self, tray: TrayView) -> None:
+        self.tray = tray
+        self.listeners: list[Callable[[], None]] = []
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        self.tray.run(model, on_action, on_ready)
+
+    def refresh(self) -> None:
+        self.tray.refresh()
+        for listener in self.listeners:
+            listener()
+
+    def stop(self) -> None:
+        self.tray.stop()
+
+
+def appindicator_available() -> bool:
+    """Whether the AppIndicator library pystray's appindicator backend needs is installed."""
+    if not gtk_available():
+        return False
+    import gi
+
+    for name in ("AyatanaAppIndicator3", "AppIndicator3"):
+        try:
+            gi.require_version(name, "0.1")
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def choose_tray(session: str, bus: Any, has_tray_host: bool) -> tuple[TrayView, str]:
+    """The tray for this desktop and, when it is not a real icon, the one message that says
+    why and what still works. `session` is 'x11'/'wayland'; `bus` a Gio connection or None."""
+    without = (
+        "running without a tray icon; control tray-reader with `tray-reader ctl` (see `tray-reader doctor`)"
+    )
+    if not sys.platform.startswith("linux"):
+        return PystrayTray(), ""
+    if bus is None:
+        # pystray's GTK backends need the bus (for notifications) and die without it.
+        return HeadlessTray(), f"No D-Bus session bus: {without}."
+    if session == "wayland":
+        # GTK's XEmbed status icon does not exist on Wayland: only a StatusNotifier host shows it.
+        if not has_tray_host:
+            return HeadlessTray(), (
+                "No tray host (StatusNotifierWatcher) on the session bus: "
+                f"{without}. On GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator)."
+            )
+        if not appindicator_available():
+            return HeadlessTray(), (
+                f"The tray host needs the AppIndicator library: {without}. "
+                "Install gir1.2-ayatanaappindicator3-0.1."
+            )
+        return PystrayTray("appindicator"), ""
+    return PystrayTray(), ""
+
+
 class PystrayTray:
     """The real tray icon."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str | None = None) -> None:
+        self._backend = backend
         self._icon: Any = None
         self._model: Callable[[], TrayModel] | None = None
         self._drawn_state: AppState | None = None
         self._stopped = threading.Event()
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        if self._backend is not None and "PYSTRAY_BACKEND" not in os.environ:
+            os.environ["PYSTRAY_BACKEND"] = self._backend
         if sys.platform.startswith("linux") and "PYSTRAY_BACKEND" not in os.environ:
             # The xorg backend has no menu; gtk (PyGObject) has one.
             os.environ["PYSTRAY_BACKEND"] = "gtk" if gtk_available() else "xorg"
