@@ -134,7 +134,9 @@ def run_daemon(settings_file: Path | None = None) -> int:
             "Start tray-reader from your desktop, or use `tray-reader say` in a terminal."
         )
     from tray_reader import dbus_session
+    from tray_reader.mpris import MediaPlayer, now_playing_of
     from tray_reader.process_exit import ExitGuard, fatal
+    from tray_reader.tray import ListenedTray
 
     guard = ExitGuard()
     guard.install()
@@ -147,6 +149,10 @@ def run_daemon(settings_file: Path | None = None) -> int:
         app = holder["app"] = App(parts, settings_file, sock)
         guard.on_fatal = app.quit
         app.on_ending = guard.arm
+        if bus.connection is not None and isinstance(parts.tray, ListenedTray):
+            media = MediaPlayer(app.act, now_playing_of(app))
+            media.start(bus.connection)
+            parts.tray.listeners.append(media.changed)
         for note in parts.notes:
             print(f"tray-reader: {note}", file=sys.stderr)
         code = app.run()
