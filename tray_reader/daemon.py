@@ -20,6 +20,8 @@ from tray_reader import config, control
 from tray_reader.app import App, Parts, PlayerSink
 from tray_reader.dbus_session import SessionBus, has_tray_host
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError
+from tray_reader.hotkeys import HotkeyListener
+from tray_reader.notify import Notifier
 
 
 class LibraryVoices:
@@ -62,8 +64,7 @@ def _xdg_open(path: Path) -> None:
 def real_parts(
     settings: config.Settings, copy_and_restore: Callable[[], bool], bus: SessionBus | None = None
 ) -> Parts:
-    from tray_reader.hotkeys import PynputHotkeys
-    from tray_reader.notify import DBusNotifier
+    from tray_reader.notify import DBusNotifier, StderrNotifier
     from tray_reader.selection import (
         Clipboard,
         DesktopSelection,
@@ -82,34 +83,59 @@ def real_parts(
         print(f"tray-reader: {e}", file=sys.stderr)
         clipboard = UnavailableClipboard(str(e))
     bus = bus or SessionBus(None, "not asked")
+    conn = bus.connection
     kind = session_type()
-    tray, note = choose_tray(
-        kind, bus.connection, bus.connection is not None and has_tray_host(bus.connection)
-    )
+    tray, note = choose_tray(kind, conn, conn is not None and has_tray_host(conn))
     notes = [note] if note else []
+    notifier: Notifier = DBusNotifier() if conn is not None else StderrNotifier()
     return Parts(
         player=_real_player(settings),
-        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=session_type() != "none"),
-        hotkeys=PynputHotkeys() if session_type() == "x11" or sys.platform != "linux" else _NoHotkeys(),
+        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=kind != "none"),
+        hotkeys=_hotkeys(kind, conn, notes, notifier, settings.notifications),
         tray=ListenedTray(tray),
-        notifier=DBusNotifier(),
+        notifier=notifier,
         voices=LibraryVoices(),
         load_pipeline=load_synthesizer,
         open_file=_xdg_open,
         enroll=enroll_from_tray,
-        watch_selection=watch_primary if session_type() == "x11" else None,
+        watch_selection=watch_primary if kind == "x11" else None,
         notes=notes,
     )
 
 
+def _hotkeys(kind: str, conn: Any, notes: list[str], notifier: Notifier, notify: bool) -> HotkeyListener:
+    """The desktop portal's shortcuts where offered (pynput on X11 if it refuses), else
+    pynput on X11, else none (and `notes` says how to bind `tray-reader ctl read`)."""
+    from tray_reader.dbus_session import portal_version
+    from tray_reader.hotkeys import PynputHotkeys
+    from tray_reader.portal import GLOBAL_SHORTCUTS, PortalShortcuts, manual_binding_hint
+
+    if not sys.platform.startswith("linux"):
+        return PynputHotkeys()
+    fallback: HotkeyListener | None = PynputHotkeys() if kind == "x11" else None
+    if conn is not None and portal_version(conn, GLOBAL_SHORTCUTS) > 0:
+
+        def problem(message: str) -> None:
+            notes.append(message)
+            print(f"tray-reader: {message}", file=sys.stderr)
+            if notify:
+                notifier.notify("tray-reader shortcuts", message)
+
+        return PortalShortcuts(conn, problem, fallback)
+    if fallback is not None:
+        return fallback
+    notes.append(
+        "Global shortcuts: this desktop offers no shortcuts portal, and X11 hotkeys do not reach "
+        f"Wayland apps: {manual_binding_hint()}."
+    )
+    return _NoHotkeys()
+
+
 class _NoHotkeys:
-    """Wayland: no global key grabs for apps; bind desktop shortcuts to `tray-reader ctl read`."""
+    """Wayland without the shortcuts portal: no global keys (the notes say how to bind them)."""
 
     def start(self, bindings: Any, on_hotkey: Any) -> None:
-        if bindings:
-            raise TrayReaderError(
-                "Global hotkeys are not available on Wayland: bind desktop shortcuts to `tray-reader ctl read` (and queue, toggle, stop)."
-            )
+        pass
 
     def stop(self) -> None:
         pass
@@ -153,8 +179,10 @@ def run_daemon(settings_file: Path | None = None) -> int:
             media = MediaPlayer(app.act, now_playing_of(app))
             media.start(bus.connection)
             parts.tray.listeners.append(media.changed)
-        for note in parts.notes:
+        for note in parts.notes:  # said once, at start
             print(f"tray-reader: {note}", file=sys.stderr)
+            if loaded.settings.notifications and bus.connection is not None:
+                parts.notifier.notify("tray-reader", note)
         code = app.run()
     except TrayReaderError as e:
         print(f"tray-reader: {e}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import subprocess
+import sys
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,13 @@ class MemoryNotifier:
 
     def notify(self, summary: str, body: str = "") -> None:
         self.sent.append((summary, body))
+
+
+class StderrNotifier:
+    """No session bus, so no notification daemon: the messages go to stderr."""
+
+    def notify(self, summary: str, body: str = "") -> None:
+        print(f"tray-reader: {summary}{': ' + body if body else ''}", file=sys.stderr)
 
 
 class DBusNotifier:

@@ -237,6 +237,8 @@ class PystrayTray:
         self._model: Callable[[], TrayModel] | None = None
         self._drawn_state: AppState | None = None
         self._stopped = threading.Event()
+        self._started = False
+        self._headless: HeadlessTray | None = None
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
         if self._backend is not None and "PYSTRAY_BACKEND" not in os.environ:
@@ -252,6 +254,8 @@ class PystrayTray:
                 )
         import pystray
 
+        if os.environ.get("PYSTRAY_BACKEND") in ("gtk", "appindicator"):
+            _quiet_pystray_notifier()
         self._model = model
         m = model()
         self._icon = pystray.Icon(
@@ -260,13 +264,27 @@ class PystrayTray:
         self._drawn_state = m.state
 
         def setup(icon: Any) -> None:
+            self._started = True
             icon.visible = True
             on_ready()
             if self._stopped.is_set():  # stop() came before the loop was running
                 icon.stop()
 
-        if not self._stopped.is_set():
+        if self._stopped.is_set():
+            return
+        try:
             self._icon.run(setup)
+        except Exception as e:  # noqa: BLE001 - the daemon works without its icon
+            if self._started:
+                raise
+            print(
+                f"tray-reader: the tray icon could not start ({type(e).__name__}: {e}); "
+                "running without it: control tray-reader with `tray-reader ctl`.",
+                file=sys.stderr,
+            )
+            self._headless = HeadlessTray()
+            if not self._stopped.is_set():
+                self._headless.run(model, on_action, on_ready)
 
     def _menu(self, pystray: Any, on_action: OnAction) -> Any:
         Item, Menu = pystray.MenuItem, pystray.Menu
@@ -321,5 +339,30 @@ class PystrayTray:
 
     def stop(self) -> None:
         self._stopped.set()
+        if self._headless is not None:
+            self._headless.stop()
         if self._icon is not None:
             self._icon.stop()
+
+
+class _NoPystrayNotifier:
+    def __init__(self) -> None:
+        pass
+
+    def notify(self, *args: Any) -> None:
+        pass
+
+    def hide(self) -> None:
+        pass
+
+
+def _quiet_pystray_notifier() -> None:
+    """pystray's GTK backends open a proxy to the notification daemon when the icon starts
+    (auto-starting one, and failing the whole icon when that fails) and call it
+    synchronously when it ends. tray-reader never uses pystray's notifications (notify.py
+    sends its own), so pystray 0.19.5 gets one that does nothing."""
+    try:
+        from pystray._util import notify_dbus
+    except ImportError:
+        return
+    notify_dbus.Notifier = _NoPystrayNotifier
