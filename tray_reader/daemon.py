@@ -70,6 +70,7 @@ def real_parts(
         DesktopSelection,
         UnavailableClipboard,
         desktop_clipboard,
+        send_copy_shortcut,
         session_type,
     )
     from tray_reader.selection_watch import watch_primary
@@ -90,7 +91,13 @@ def real_parts(
     notifier: Notifier = DBusNotifier() if conn is not None else StderrNotifier()
     return Parts(
         player=_real_player(settings),
-        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=kind != "none"),
+        selection=DesktopSelection(
+            clipboard,
+            copy_and_restore,
+            # Keystrokes into other apps are X11's (XTEST); Wayland offers no such thing.
+            send_copy=send_copy_shortcut if kind != "wayland" else None,
+            has_primary=kind != "none",
+        ),
         hotkeys=_hotkeys(kind, conn, notes, notifier, settings.notifications),
         tray=ListenedTray(tray),
         notifier=notifier,
