@@ -64,10 +64,17 @@ def test_nothing_selected_says_what_to_do():
 
 @pytest.mark.parametrize(
     ("env", "kind"),
-    [({"WAYLAND_DISPLAY": "wayland-0"}, "wayland"), ({"DISPLAY": ":1"}, "x11"), ({}, "none")],
+    [
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "wayland"),
+        ({"DISPLAY": ":1"}, "x11"),
+        ({}, "none"),
+        # XWayland chosen on purpose (GNOME without data-control): the X11 path.
+        ({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "GDK_BACKEND": "x11"}, "x11"),
+        ({"WAYLAND_DISPLAY": "wayland-0", "GDK_BACKEND": "x11"}, "wayland"),
+    ],
 )
 def test_session_type(monkeypatch, env, kind):
-    for k in ("WAYLAND_DISPLAY", "DISPLAY", "XDG_SESSION_TYPE"):
+    for k in ("WAYLAND_DISPLAY", "DISPLAY", "XDG_SESSION_TYPE", "GDK_BACKEND"):
         monkeypatch.delenv(k, raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)

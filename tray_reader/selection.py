@@ -233,7 +233,10 @@ class DesktopSelection:
 
 
 def session_type() -> str:
-    """'wayland', 'x11' or 'none' (no display)."""
+    """'wayland', 'x11' or 'none' (no display). GDK_BACKEND=x11 with a DISPLAY asks for
+    XWayland: the X11 path (its selections, hotkeys from X11 apps) on a Wayland desktop."""
+    if os.environ.get("GDK_BACKEND") == "x11" and os.environ.get("DISPLAY"):
+        return "x11"
     if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
         return "wayland"
     if os.environ.get("DISPLAY"):
