@@ -64,7 +64,7 @@ def _xdg_open(path: Path) -> None:
 def real_parts(
     settings: config.Settings, copy_and_restore: Callable[[], bool], bus: SessionBus | None = None
 ) -> Parts:
-    from tray_reader.notify import DBusNotifier, StderrNotifier
+    from tray_reader.notify import DBusNotifier, GioNotifier, StderrNotifier
     from tray_reader.selection import (
         Clipboard,
         DesktopSelection,
@@ -88,7 +88,9 @@ def real_parts(
     kind = session_type()
     tray, note = choose_tray(kind, conn, conn is not None and has_tray_host(conn))
     notes = [note] if note else []
-    notifier: Notifier = DBusNotifier() if conn is not None else StderrNotifier()
+    notifier: Notifier = (
+        GioNotifier(conn) if conn is not None else DBusNotifier() if bus.no_binding else StderrNotifier()
+    )
     return Parts(
         player=_real_player(settings),
         selection=DesktopSelection(

@@ -27,6 +27,8 @@ class SessionBus:
     """Gio.DBusConnection, or None."""
     problem: str = ""
     """Why there is no connection ('' when there is one)."""
+    no_binding: bool = False
+    """There may be a bus, but PyGObject (the binding) is missing."""
 
 
 def connect() -> SessionBus:
@@ -39,7 +41,7 @@ def connect() -> SessionBus:
     try:
         from gi.repository import Gio, GLib
     except ImportError as e:
-        return SessionBus(None, f"PyGObject is missing ({e})")
+        return SessionBus(None, f"PyGObject is missing ({e})", no_binding=True)
     try:
         conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
     except GLib.Error as e:
