@@ -72,7 +72,7 @@ def test_handler_errors_come_back_as_messages(server):
         (b'{"cmd": "voice"}\n', "voice takes 1 argument"),
         (b'{"cmd": "status", "args": ["x"]}\n', "status takes 0"),
         (b'{"cmd": "read", "args": "text"}\n', "list of strings"),
-        (b'{"cmd": "read", "args": ["' + b"x" * (control.MAX_MESSAGE + 10) + b'"]}\n', "longer than"),
+        (b'{"cmd": "read", "args": ["' + b"x" * (control.MAX_LINE + 10) + b'"]}\n', "longer than"),
     ],
 )
 def test_malformed_requests_are_refused_and_the_server_carries_on(server, data, says):

@@ -40,8 +40,6 @@ from tray_reader.errors import ControlError
 
 MAX_LINE = 64 * 1024
 """Longest request line in bytes (a text sent as an argument included)."""
-MAX_MESSAGE = MAX_LINE
-"""The former name of MAX_LINE."""
 MAX_TEXT = 64 * 1024 * 1024
 """Longest text streamed after a request line (~10 million words, days of reading): past
 this a text is held in memory for no use."""
