@@ -9,6 +9,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import pytest
 
 from tests.asr import recognise, word_recall
 from tests.fixtures_audio import _stop
-from tests.fixtures_desktop import ARTIFACTS, Daemon, TimedRecorder
+from tests.fixtures_desktop import ARTIFACTS, ROOT, Daemon, TimedRecorder
 
 pytestmark = pytest.mark.desktop
 
@@ -200,3 +201,51 @@ def test_doctor_reports_the_wayland_session(wayland):
     assert "media keys: MPRIS" in out
     assert "clipboard tools: wl-paste, wl-copy" in out
     assert "Wayland PRIMARY: readable" in out
+
+
+def test_with_a_tray_host_the_icon_is_an_appindicator_without_gtk_complaints(wayland, pulse, tmp_path):
+    bus = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1", "--nopidfile"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    host_log = tmp_path / "host.log"
+    host: subprocess.Popen | None = None
+    daemon: Daemon | None = None
+    try:
+        assert bus.stdout is not None
+        env = dict(wayland.daemon.env)
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+        host = subprocess.Popen(
+            [sys.executable, "-m", "tests.mock_tray_host", str(host_log)], env=env, cwd=ROOT
+        )
+        deadline = time.monotonic() + 15
+        while not (host_log.exists() and "ready" in host_log.read_text()):
+            assert host.poll() is None and time.monotonic() < deadline, "the tray host did not start"
+            time.sleep(0.05)
+        daemon = Daemon(SimpleNamespace(env=env), pulse, tmp_path / "home")  # type: ignore[arg-type]
+        daemon.env.update({k: env[k] for k in ("DBUS_SESSION_BUS_ADDRESS", "WAYLAND_DISPLAY")})
+        daemon.start()
+        deadline = time.monotonic() + 15
+        while len(host_log.read_text().splitlines()) < 2:
+            assert time.monotonic() < deadline, (
+                f"no icon registered with the tray host:\n{daemon.log.read_text()}"
+            )
+            time.sleep(0.1)
+        items = set(host_log.read_text().splitlines()[1:])
+        print(f"\nregistered with the tray host: {items}")
+        assert any(i.endswith("/org/ayatana/NotificationItem/tray_reader") for i in items), items
+        st = daemon.status()
+        assert not any("tray host" in n or "tray icon" in n for n in st["desktop"]), st["desktop"]
+        assert daemon.cli("ctl", "read", "The icon shows that I am reading.").returncode == 0
+        daemon.wait_state("speaking", timeout=15)
+        daemon.cli("ctl", "stop")
+        time.sleep(0.5)
+        log = daemon.log.read_text()
+        for bad in ("Traceback", "CRITICAL", "Gtk-", "Gdk-", "GLib-GIO-"):
+            assert bad not in log, f"{bad!r} in the daemon's output:\n{log}"
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        _stop(host)
+        _stop(bus)
