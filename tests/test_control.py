@@ -321,3 +321,23 @@ def test_cli_read_streams_stdin_of_any_length(tmp_path):
         srv.stop()
     assert out.returncode == 0, out.stderr.decode()
     assert calls == [("read", [text])]
+
+
+def test_stopping_lets_the_client_being_answered_have_its_reply(tmp_path):
+    # `ctl quit`: the app stops the server while the quit request is still being answered.
+    holder: dict[str, control.ControlServer] = {}
+
+    def handler(cmd: str, args: list[str]) -> dict:
+        threading.Thread(target=holder["srv"].stop).start()
+        time.sleep(0.05)
+        return {"state": "ending"}
+
+    srv = holder["srv"] = control.ControlServer(tmp_path / "q.sock", handler)
+    srv.start()
+    idle = _connect(srv.path)
+    try:
+        assert control.send(srv.path, "quit") == {"ok": True, "state": "ending"}
+        assert idle.recv(4096) == b""  # a silent client is simply dropped
+    finally:
+        idle.close()
+        srv.stop()

@@ -49,6 +49,8 @@ MAX_CLIENTS = 64
 """Clients served at once; one more drops the one silent the longest."""
 CLIENT_TIMEOUT = 2.0
 """Seconds a connected client may stay silent before it is dropped."""
+REPLY_GRACE = 0.2
+"""Seconds `stop()` lets clients being answered finish (the reply to `quit` among them)."""
 PIECE = 64 * 1024
 """Bytes sent or received per call."""
 Handler = Callable[[str, list[str]], dict]
@@ -123,6 +125,7 @@ class _Client:
     def __init__(self, conn: socket.socket) -> None:
         self.conn = conn
         self.last_heard = time.monotonic()
+        self.thread: threading.Thread | None = None
 
     def drop(self) -> None:
         with contextlib.suppress(OSError):
@@ -168,7 +171,14 @@ class ControlServer:
                 self._sock.shutdown(socket.SHUT_RDWR)  # wakes accept() at once (Linux)
         with self._lock:
             clients = list(self._clients)
+        # Silent clients go at once; one being answered (`ctl quit` itself) gets its reply out.
         for c in clients:
+            if c.last_heard != float("inf"):
+                c.drop()
+        deadline = time.monotonic() + REPLY_GRACE
+        for c in clients:
+            if c.thread is not None and c.thread is not threading.current_thread():
+                c.thread.join(max(0.0, deadline - time.monotonic()))
             c.drop()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(1.0)
@@ -195,9 +205,10 @@ class ControlServer:
                 if len(self._clients) >= MAX_CLIENTS:
                     self._drop_the_most_silent()
                 self._clients.add(client)
-            threading.Thread(
+            client.thread = threading.Thread(
                 target=self._serve_one, args=(client,), name="control-client", daemon=True
-            ).start()
+            )
+            client.thread.start()
 
     def _drop_the_most_silent(self) -> None:
         silent = min(self._clients, key=lambda c: c.last_heard)
