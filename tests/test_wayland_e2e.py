@@ -232,8 +232,9 @@ def test_with_a_tray_host_the_icon_is_an_appindicator_without_gtk_complaints(way
                 f"no icon registered with the tray host:\n{daemon.log.read_text()}"
             )
             time.sleep(0.1)
-        items = set(host_log.read_text().splitlines()[1:])
-        print(f"\nregistered with the tray host: {items}")
+        registrations = host_log.read_text().splitlines()[1:]
+        items = set(registrations)
+        print(f"\nregistered with the tray host: {items} ({len(registrations)} registrations)")
         assert any(i.endswith("/org/ayatana/NotificationItem/tray_reader") for i in items), items
         st = daemon.status()
         assert not any("tray host" in n or "tray icon" in n for n in st["desktop"]), st["desktop"]

@@ -6,6 +6,7 @@ The menu is built from a `TrayModel` snapshot the app provides; choosing an item
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -236,6 +237,7 @@ class PystrayTray:
         self._icon: Any = None
         self._model: Callable[[], TrayModel] | None = None
         self._drawn_state: AppState | None = None
+        self._drawn: TrayModel | None = None
         self._stopped = threading.Event()
         self._started = False
         self._headless: HeadlessTray | None = None
@@ -331,11 +333,16 @@ class PystrayTray:
         if self._icon is None or self._model is None:
             return
         m = self._model()
+        drawn, self._drawn = self._drawn, m
         if m.state != self._drawn_state:
             self._drawn_state = m.state
             self._icon.icon = icon_image(m.state)
-        self._icon.title = m.tooltip
-        self._icon.update_menu()
+        if drawn is None or m.tooltip != drawn.tooltip:
+            self._icon.title = m.tooltip
+        # Only when what it shows changed: the app refreshes on every sentence, and an
+        # AppIndicator re-registers with the tray host on each new menu.
+        if drawn is None or dataclasses.replace(m, tooltip="") != dataclasses.replace(drawn, tooltip=""):
+            self._icon.update_menu()
 
     def stop(self) -> None:
         self._stopped.set()
