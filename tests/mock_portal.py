@@ -1,10 +1,12 @@
 """A small xdg-desktop-portal for the tests: Registry.Register and GlobalShortcuts
 (CreateSession, BindShortcuts, ListShortcuts, Activated), on the session bus it is started on.
 
-    python -m tests.mock_portal LOG [--fail]
+    python -m tests.mock_portal LOG [--fail] [--no-desktop-file]
 
 Writes one JSON line per call to LOG. `org.example.MockPortal.Activate(s shortcut)` makes
-it emit `Activated` for the last session. With --fail, CreateSession answers with an error.
+it emit `Activated` for the last session. With --fail, CreateSession answers with an error;
+with --no-desktop-file, Register does too (as xdg-desktop-portal does for an app id with
+no .desktop file).
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ XML = """
 
 
 class MockPortal:
-    def __init__(self, log_path: str, fail: bool) -> None:
+    def __init__(self, log_path: str, fail: bool, no_desktop_file: bool = False) -> None:
         self.log_path = log_path
         self.fail = fail
+        self.no_desktop_file = no_desktop_file
         self.session = ""
         self.shortcuts: list = []
         self.conn: Gio.DBusConnection | None = None
@@ -81,6 +84,11 @@ class MockPortal:
         args = params.unpack()
         if method == "Register":
             self.log(method=method, app_id=args[0])
+            if self.no_desktop_file:
+                invocation.return_dbus_error(
+                    "org.freedesktop.portal.Error.Failed", f"App info not found for '{args[0]}'"
+                )
+                return
             invocation.return_value(None)
         elif method == "CreateSession":
             options = args[0]
@@ -136,4 +144,4 @@ class MockPortal:
 
 
 if __name__ == "__main__":
-    MockPortal(sys.argv[1], "--fail" in sys.argv[2:]).run()
+    MockPortal(sys.argv[1], "--fail" in sys.argv[2:], "--no-desktop-file" in sys.argv[2:]).run()

@@ -24,7 +24,7 @@ SENTENCE = "The quick brown fox jumps over the lazy dog."
 class PortalBus:
     """A dbus-daemon of its own and the mock portal on it, stopped by PID."""
 
-    def __init__(self, desktop: Desktop, home: Path, fail: bool) -> None:
+    def __init__(self, desktop: Desktop, home: Path, flags: list[str]) -> None:
         self.log = home / "portal.jsonl"
         self.env = dict(desktop.env)
         self.bus = subprocess.Popen(
@@ -35,7 +35,7 @@ class PortalBus:
         assert self.bus.stdout is not None
         self.env["DBUS_SESSION_BUS_ADDRESS"] = self.bus.stdout.readline().decode().strip()
         self.portal = subprocess.Popen(
-            [sys.executable, "-m", "tests.mock_portal", str(self.log), *(["--fail"] if fail else [])],
+            [sys.executable, "-m", "tests.mock_portal", str(self.log), *flags],
             env=self.env,
             cwd=ROOT,
         )
@@ -67,8 +67,8 @@ class PortalBus:
 def portal_daemon(desktop: Desktop, pulse, tmp_path):
     made: list[tuple[PortalBus, Daemon]] = []
 
-    def make(fail: bool = False) -> tuple[PortalBus, Daemon]:
-        bus = PortalBus(desktop, tmp_path, fail)
+    def make(*flags: str) -> tuple[PortalBus, Daemon]:
+        bus = PortalBus(desktop, tmp_path, list(flags))
         daemon = Daemon(SimpleNamespace(env=bus.env), pulse, tmp_path / "home")  # type: ignore[arg-type]
         made.append((bus, daemon))
         daemon.start()
@@ -126,7 +126,7 @@ def test_the_daemon_binds_every_action_and_reads_on_activated(portal_daemon, des
 
 
 def test_a_portal_that_refuses_leaves_a_running_daemon_and_a_message(portal_daemon):
-    bus, daemon = portal_daemon(fail=True)
+    bus, daemon = portal_daemon("--fail")
     st = _wait_for(
         lambda: (s := daemon.status()) and any("portal" in n for n in s["desktop"]) and s, 15, "the message"
     )
@@ -143,3 +143,14 @@ def test_a_portal_that_refuses_leaves_a_running_daemon_and_a_message(portal_daem
         if line.startswith("tray-reader: Global shortcuts")
     ]
     assert len(said) == 1, said
+
+
+def test_a_refused_registration_is_named_in_the_message(portal_daemon):
+    bus, daemon = portal_daemon("--fail", "--no-desktop-file")
+    st = _wait_for(
+        lambda: (s := daemon.status()) and any("portal" in n for n in s["desktop"]) and s, 15, "the message"
+    )
+    note = next(n for n in st["desktop"] if "portal" in n)
+    print(f"\n{note}")
+    assert "App info not found for 'tray-reader'" in note and "tray-reader.desktop" in note
+    assert daemon.proc is not None and daemon.proc.poll() is None

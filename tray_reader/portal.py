@@ -109,6 +109,7 @@ class PortalShortcuts:
         self._bindings: dict[str, str] = {}
         self._session: str | None = None
         self._registered = False
+        self._register_problem = ""
         self._failed = False
         self._subscriptions: list[int] = []
         self.bound: list[tuple[str, dict[str, Any]]] = []
@@ -160,7 +161,11 @@ class PortalShortcuts:
         except GLib.Error as e:
             # Portals before 1.19 have no registry and need none; others say why they refuse.
             if "UnknownMethod" not in str(e) and "UnknownInterface" not in str(e):
-                log.warning("the portal did not register %s: %s", self._app_id, e.message)
+                self._register_problem = (
+                    f"registering the app id {self._app_id!r} failed: {e.message}; the portal needs the "
+                    f"menu entry {self._app_id}.desktop that the installer writes"
+                )
+                log.warning("%s", self._register_problem)
 
     def _create_session_args(self, token: str) -> Any:
         from gi.repository import GLib
@@ -243,6 +248,8 @@ class PortalShortcuts:
             return
         self._failed = True
         self._session = None
+        if self._register_problem:
+            why = f"{why}; {self._register_problem}"
         instead = "using X11 hotkeys instead" if self._fallback is not None else manual_binding_hint()
         self._on_problem(f"Global shortcuts through the desktop portal are not available ({why}); {instead}.")
         self._start_fallback()
