@@ -165,6 +165,7 @@ def test_the_session_bus_dying_ends_the_process(make_daemon):
     took = _exit_time(daemon)
     print(f"\nexit after the session bus died: {took:.2f} s")
     assert took < 2.0 and _lock_is_free(daemon)
+    _assert_clean_log(daemon)
 
 
 def _answers(daemon: Daemon) -> bool:

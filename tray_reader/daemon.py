@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -183,11 +184,27 @@ def run_daemon(settings_file: Path | None = None) -> int:
         parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore, bus)
         app = holder["app"] = App(parts, settings_file, sock)
         guard.on_fatal = app.quit
-        app.on_ending = guard.arm
+        stopping = threading.Event()
+
+        def ending() -> None:
+            stopping.set()
+            guard.arm()
+
+        app.on_ending = ending
         if bus.connection is not None and isinstance(parts.tray, ListenedTray):
             media = MediaPlayer(app.act, now_playing_of(app))
             media.start(bus.connection)
             parts.tray.listeners.append(media.changed)
+        if bus.connection is not None:
+
+            def bus_gone() -> None:
+                print(
+                    "tray-reader: the session bus went away (the desktop session ended); exiting.",
+                    file=sys.stderr,
+                )
+                app.quit()
+
+            dbus_session.watch_closed(bus.connection, bus_gone, stopping)
         for note in parts.notes:  # said once, at start
             print(f"tray-reader: {note}", file=sys.stderr)
             if loaded.settings.notifications and bus.connection is not None:

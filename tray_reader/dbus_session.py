@@ -8,9 +8,13 @@ without the parts that need them (`tray-reader ctl` always works).
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+CLOSED_POLL = 0.2
+"""Seconds between looks at whether the bus connection has closed."""
 CALL_TIMEOUT_MS = 1000
 """How long a question to the bus may take at start-up (a hung service must not stall it)."""
 STATUS_NOTIFIER_WATCHER = "org.kde.StatusNotifierWatcher"
@@ -114,3 +118,19 @@ def portal_version(conn: Any, iface: str) -> int:
         return 0
     value = out.unpack()[0]
     return int(value) if isinstance(value, int) else 0
+
+
+def watch_closed(conn: Any, on_closed: Callable[[], None], stop: threading.Event) -> threading.Thread:
+    """Call `on_closed` (on a thread of its own) once the bus connection has closed, until
+    `stop` is set. GLib reports a closed connection only through the main loop, which may
+    not be running yet (start-up) or may be stuck; this does not depend on it."""
+
+    def watch() -> None:
+        while not stop.wait(CLOSED_POLL):
+            if conn.is_closed():
+                on_closed()
+                return
+
+    thread = threading.Thread(target=watch, name="bus-watch", daemon=True)
+    thread.start()
+    return thread
