@@ -15,7 +15,7 @@ from tests.fixtures_desktop import ROOT, Daemon, TimedRecorder
 
 pytestmark = pytest.mark.desktop
 
-FIRST = "This long document begins with a sentence about a yellow kite."
+FIRST = "The quick brown fox jumps over the lazy dog."
 FILLER = "After that comes a great deal of text that nobody will wait to hear in full. "
 
 
