@@ -64,10 +64,17 @@ def test_nothing_selected_says_what_to_do():
 
 @pytest.mark.parametrize(
     ("env", "kind"),
-    [({"WAYLAND_DISPLAY": "wayland-0"}, "wayland"), ({"DISPLAY": ":1"}, "x11"), ({}, "none")],
+    [
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "wayland"),
+        ({"DISPLAY": ":1"}, "x11"),
+        ({}, "none"),
+        # XWayland chosen on purpose (GNOME without data-control): the X11 path.
+        ({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "GDK_BACKEND": "x11"}, "x11"),
+        ({"WAYLAND_DISPLAY": "wayland-0", "GDK_BACKEND": "x11"}, "wayland"),
+    ],
 )
 def test_session_type(monkeypatch, env, kind):
-    for k in ("WAYLAND_DISPLAY", "DISPLAY", "XDG_SESSION_TYPE"):
+    for k in ("WAYLAND_DISPLAY", "DISPLAY", "XDG_SESSION_TYPE", "GDK_BACKEND"):
         monkeypatch.delenv(k, raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -122,3 +129,36 @@ def test_no_watcher_without_x11(monkeypatch):
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     assert watch_primary(lambda: None) is None
+
+
+def test_without_keystrokes_copy_and_restore_never_runs():
+    # Wayland: the setting is on, but nothing may press keys in another app.
+    clip = MemoryClipboard("", "clip", on_copy="copied")
+    sel = DesktopSelection(clip, lambda: True, send_copy=None)
+    assert sel.read() == "clip"
+
+
+class _HangingPrimary(MemoryClipboard):
+    def read(self, which: str) -> str:
+        if which == "primary":
+            raise SelectionError("wl-paste failed: timed out after 1.0 seconds")
+        return super().read(which)
+
+
+def test_a_primary_that_does_not_answer_falls_back_to_the_clipboard():
+    assert reader(_HangingPrimary("", "copied text")).read() == "copied text"
+    with pytest.raises(SelectionError, match="could not be read .*timed out.*copy the text"):
+        reader(_HangingPrimary("", "")).read()
+
+
+def test_a_hanging_wl_paste_is_cut_off(monkeypatch, tmp_path):
+    # A wl-paste that never answers, as on a compositor without data-control.
+    fake = tmp_path / "wl-paste"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.setattr(selection, "TOOL_TIMEOUT", 0.3)
+    started = time.monotonic()
+    with pytest.raises(SelectionError, match="wl-paste failed"):
+        selection.WaylandClipboard().read("primary")
+    assert time.monotonic() - started < 5

@@ -140,6 +140,8 @@ class Parts:
     watch_selection: Callable[[Callable[[], None]], Callable[[], None] | None] | None = None
     """Starts calling its argument whenever the selection changes; returns how to stop
     (None: cannot watch here). See selection_watch."""
+    notes: list[str] = field(default_factory=list)
+    """What this desktop lacks and what to do about it (no tray host, no shortcuts portal…)."""
 
 
 @dataclass
@@ -230,6 +232,8 @@ class App:
         self._server: control.ControlServer | None = None
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
         self._stop_watching: Callable[[], None] | None = None
+        self.on_ending: Callable[[], None] = lambda: None
+        """Called as soon as the app starts to end (the daemon bounds how long that takes)."""
 
     def _make_pipeline(self) -> SpeechPipeline:
         return self.parts.load_pipeline(
@@ -289,6 +293,7 @@ class App:
             "ready_seconds": self.worker.ready_seconds,
             "hotkeys": self.hotkey_bindings,
             "problems": self.problems,
+            "desktop": self.parts.notes,
             "last_text": self.last_text[:200],
             "prepare_selection": self.settings.prepare_selection,
             "prepared_chars": len(self.worker.prepared_text or ""),
@@ -410,6 +415,10 @@ class App:
 
     def _on_menu(self, action: str, argument: str) -> None:
         self._queue_action(action, argument, time.monotonic())
+
+    def act(self, action: str, argument: str = "") -> None:
+        """Run an action like a menu click (any thread, never blocks): media keys, shortcuts."""
+        self._on_menu(action, argument)
 
     def _queue_action(self, action: str, argument: str, when: float) -> None:
         with contextlib.suppress(queue.Full):
@@ -556,10 +565,12 @@ class App:
 
     def quit(self) -> None:
         """Ask the app to end (any thread): the tray loop returns and run() shuts down."""
+        self.on_ending()
         self._quit.set()
         self.parts.tray.stop()
 
     def shutdown(self) -> None:
+        self.on_ending()
         self._quit.set()
         with contextlib.suppress(Exception):
             self.parts.hotkeys.stop()

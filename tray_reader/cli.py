@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import BinaryIO
 
 from tray_reader import __version__
 from tray_reader.errors import TrayReaderError
@@ -177,9 +178,12 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
     cmd = args.ctl_command
     rest = list(args.args)
+    text: str | BinaryIO | None = None
     if cmd in ("read", "queue") and rest:
-        rest = [_read_text(rest)]
-    reply = control.send(control.socket_path(), cmd, rest)
+        # Streamed after the request, in pieces: a text of any length, stdin included.
+        text = sys.stdin.buffer if rest == ["-"] else " ".join(rest)
+        rest = []
+    reply = control.send(control.socket_path(), cmd, rest, text=text)
     if not reply.get("ok"):
         print(f"tray-reader: {reply.get('error', 'refused')}", file=sys.stderr)
         return 1
@@ -202,7 +206,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     if not args.text:
         raise TrayReaderError("give the text to read, '-' for stdin, or --file FILE")
     args.ctl_command = "queue" if args.queue else "read"
-    args.args = [_read_text(args.text)]
+    args.args = list(args.text)
     return cmd_ctl(args)
 
 

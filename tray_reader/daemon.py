@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,10 @@ import numpy as np
 
 from tray_reader import config, control
 from tray_reader.app import App, Parts, PlayerSink
+from tray_reader.dbus_session import SessionBus, has_tray_host
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError
+from tray_reader.hotkeys import HotkeyListener
+from tray_reader.notify import Notifier
 
 
 class LibraryVoices:
@@ -58,21 +62,23 @@ def _xdg_open(path: Path) -> None:
     )
 
 
-def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) -> Parts:
+def real_parts(
+    settings: config.Settings, copy_and_restore: Callable[[], bool], bus: SessionBus | None = None
+) -> Parts:
     from tray_reader.document_chooser import choose_document
-    from tray_reader.hotkeys import PynputHotkeys
-    from tray_reader.notify import DBusNotifier
+    from tray_reader.notify import DBusNotifier, GioNotifier, StderrNotifier
     from tray_reader.reading_window import open_reading_window
     from tray_reader.selection import (
         Clipboard,
         DesktopSelection,
         UnavailableClipboard,
         desktop_clipboard,
+        send_copy_shortcut,
         session_type,
     )
     from tray_reader.selection_watch import watch_primary
     from tray_reader.speech.synthesis import load_synthesizer
-    from tray_reader.tray import PystrayTray, gtk_available
+    from tray_reader.tray import ListenedTray, choose_tray, gtk_available
     from tray_reader.voices.commands import enroll_from_tray
 
     try:
@@ -80,30 +86,70 @@ def real_parts(settings: config.Settings, copy_and_restore: Callable[[], bool]) 
     except SelectionError as e:
         print(f"tray-reader: {e}", file=sys.stderr)
         clipboard = UnavailableClipboard(str(e))
+    bus = bus or SessionBus(None, "not asked")
+    conn = bus.connection
+    kind = session_type()
+    tray, note = choose_tray(kind, conn, conn is not None and has_tray_host(conn))
+    notes = [note] if note else []
+    notifier: Notifier = (
+        GioNotifier(conn) if conn is not None else DBusNotifier() if bus.no_binding else StderrNotifier()
+    )
     return Parts(
         player=_real_player(settings),
-        selection=DesktopSelection(clipboard, copy_and_restore, has_primary=session_type() != "none"),
-        hotkeys=PynputHotkeys() if session_type() == "x11" or sys.platform != "linux" else _NoHotkeys(),
-        tray=PystrayTray(),
-        notifier=DBusNotifier(),
+        selection=DesktopSelection(
+            clipboard,
+            copy_and_restore,
+            # Keystrokes into other apps are X11's (XTEST); Wayland offers no such thing.
+            send_copy=send_copy_shortcut if kind != "wayland" else None,
+            has_primary=kind != "none",
+        ),
+        hotkeys=_hotkeys(kind, conn, notes, notifier, settings.notifications),
+        tray=ListenedTray(tray),
+        notifier=notifier,
         voices=LibraryVoices(),
         load_pipeline=load_synthesizer,
         open_file=_xdg_open,
         enroll=enroll_from_tray,
         reading_window=open_reading_window if gtk_available() else None,
         choose_document=choose_document if gtk_available() else None,
-        watch_selection=watch_primary if session_type() == "x11" else None,
+        watch_selection=watch_primary if kind == "x11" else None,
+        notes=notes,
     )
 
 
+def _hotkeys(kind: str, conn: Any, notes: list[str], notifier: Notifier, notify: bool) -> HotkeyListener:
+    """The desktop portal's shortcuts where offered (pynput on X11 if it refuses), else
+    pynput on X11, else none (and `notes` says how to bind `tray-reader ctl read`)."""
+    from tray_reader.dbus_session import portal_version
+    from tray_reader.hotkeys import PynputHotkeys
+    from tray_reader.portal import GLOBAL_SHORTCUTS, PortalShortcuts, manual_binding_hint
+
+    if not sys.platform.startswith("linux"):
+        return PynputHotkeys()
+    fallback: HotkeyListener | None = PynputHotkeys() if kind == "x11" else None
+    if conn is not None and portal_version(conn, GLOBAL_SHORTCUTS) > 0:
+
+        def problem(message: str) -> None:
+            notes.append(message)
+            print(f"tray-reader: {message}", file=sys.stderr)
+            if notify:
+                notifier.notify("tray-reader shortcuts", message)
+
+        return PortalShortcuts(conn, problem, fallback)
+    if fallback is not None:
+        return fallback
+    notes.append(
+        "Global shortcuts: this desktop offers no shortcuts portal, and X11 hotkeys do not reach "
+        f"Wayland apps: {manual_binding_hint()}."
+    )
+    return _NoHotkeys()
+
+
 class _NoHotkeys:
-    """Wayland: no global key grabs for apps; bind desktop shortcuts to `tray-reader ctl read`."""
+    """Wayland without the shortcuts portal: no global keys (the notes say how to bind them)."""
 
     def start(self, bindings: Any, on_hotkey: Any) -> None:
-        if bindings:
-            raise TrayReaderError(
-                "Global hotkeys are not available on Wayland: bind desktop shortcuts to `tray-reader ctl read` (and queue, toggle, stop)."
-            )
+        pass
 
     def stop(self) -> None:
         pass
@@ -127,19 +173,61 @@ def run_daemon(settings_file: Path | None = None) -> int:
             "No desktop session (DISPLAY and WAYLAND_DISPLAY are unset): the tray needs one. "
             "Start tray-reader from your desktop, or use `tray-reader say` in a terminal."
         )
+    from tray_reader import dbus_session
+    from tray_reader.mpris import MediaPlayer, now_playing_of
+    from tray_reader.process_exit import ExitGuard, fatal
+    from tray_reader.tray import ListenedTray
+
+    guard = ExitGuard()
+    guard.install()
+    code = 1
     try:
         holder: dict[str, App] = {}
         loaded = config.load(settings_file)
-        parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore)
+        bus = dbus_session.connect()
+        parts = real_parts(loaded.settings, lambda: holder["app"].settings.copy_and_restore, bus)
         app = holder["app"] = App(parts, settings_file, sock)
+        guard.on_fatal = app.quit
+        stopping = threading.Event()
+
+        def ending() -> None:
+            stopping.set()
+            guard.arm()
+
+        app.on_ending = ending
+        if bus.connection is not None and isinstance(parts.tray, ListenedTray):
+            media = MediaPlayer(app.act, now_playing_of(app))
+            media.start(bus.connection)
+            parts.tray.listeners.append(media.changed)
+        if bus.connection is not None:
+
+            def bus_gone() -> None:
+                print(
+                    "tray-reader: the session bus went away (the desktop session ended); exiting.",
+                    file=sys.stderr,
+                )
+                app.quit()
+
+            dbus_session.watch_closed(bus.connection, bus_gone, stopping)
+        for note in parts.notes:  # said once, at start
+            print(f"tray-reader: {note}", file=sys.stderr)
+            if loaded.settings.notifications and bus.connection is not None:
+                parts.notifier.notify("tray-reader", note)
         code = app.run()
+    except TrayReaderError as e:
+        print(f"tray-reader: {e}", file=sys.stderr)
+        code = 2
+    except BaseException as e:  # noqa: BLE001 - whatever ends the GUI loop ends the process
+        fatal(f"{type(e).__name__}: {e}", e.__traceback__)
+        code = 1
     finally:
+        guard.arm(code)
         lock.release()
     # Everything is stopped; skip the interpreter's teardown of the loaded native libraries
-    # (onnxruntime, spaCy, GTK), which takes over a second and would only delay the exit.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    # (onnxruntime, spaCy, GTK), which takes over a second and would only delay the exit,
+    # and never wait for a thread still inside one of them.
+    guard.end(code)
+    return code
 
 
 def forward(sock: Path, cmd: str, args: list[str], wait: float = 5.0) -> dict:

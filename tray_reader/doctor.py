@@ -65,41 +65,111 @@ def audio() -> Iterator[Check]:
 
 
 def desktop() -> Iterator[Check]:
+    from tray_reader import dbus_session
+    from tray_reader.portal import GLOBAL_SHORTCUTS, manual_binding_hint
     from tray_reader.selection import session_type
 
     kind = session_type()
-    yield Check("session", kind, "start tray-reader inside your desktop session" if kind == "none" else "")
-    backend = os.environ.get("PYSTRAY_BACKEND") or ("gtk" if sys.platform.startswith("linux") else "default")
-    fix = ""
-    if backend == "gtk":
-        try:
-            import gi
-
-            gi.require_version("Gtk", "3.0")
-            from gi.repository import Gtk  # noqa: F401
-        except (ImportError, ValueError) as e:
-            fix = f"the tray menu needs PyGObject + GTK 3 ({e}): sudo apt install gir1.2-gtk-3.0; pip install 'PyGObject<3.51'"
-    yield Check("tray backend", f"pystray {backend}", fix)
+    where = os.environ.get("XDG_CURRENT_DESKTOP") or "unknown desktop"
     if kind == "wayland":
-        yield Check(
-            "hotkeys",
-            "not available on Wayland",
-            "bind desktop shortcuts to `tray-reader ctl read` / `ctl queue` / `ctl toggle`",
-        )
-        tools = ["wl-paste", "wl-copy"]
-        install = "sudo apt install wl-clipboard"
+        shown = f"wayland ({where}, WAYLAND_DISPLAY={os.environ.get('WAYLAND_DISPLAY', 'unset')})"
+    elif kind == "x11":
+        shown = f"x11 ({where}, DISPLAY={os.environ.get('DISPLAY')})"
     else:
-        yield Check("hotkeys", "pynput (X11)")
-        tools = ["xsel", "xclip"]
-        install = "sudo apt install xsel"
-    found = [t for t in tools if shutil.which(t)]
-    yield Check("clipboard tools", ", ".join(found) or "none", "" if found else install)
+        shown = "none"
+    yield Check("session", shown, "start tray-reader inside your desktop session" if kind == "none" else "")
+    bus = dbus_session.connect()
+    conn = bus.connection
+    yield Check(
+        "session bus",
+        "connected" if conn is not None else bus.problem,
+        ""
+        if conn is not None
+        else "start tray-reader from your desktop session (or a unit started after it)",
+    )
+    yield from _tray_checks(kind, conn)
+    portal = dbus_session.portal_version(conn, GLOBAL_SHORTCUTS) if conn is not None else 0
+    if portal:
+        yield Check("shortcuts", f"desktop portal (GlobalShortcuts version {portal}); the desktop asks once")
+    elif kind == "x11":
+        yield Check("shortcuts", "pynput (X11 hotkeys)")
+    else:
+        yield Check("shortcuts", "none: this desktop offers no shortcuts portal", manual_binding_hint())
+    yield Check(
+        "media keys",
+        "MPRIS (org.mpris.MediaPlayer2.tray_reader)" if conn is not None else "none (no session bus)",
+    )
+    yield from _clipboard_checks(kind)
     if kind == "x11" and shutil.which("xdpyinfo"):
         ok = subprocess.run(["xdpyinfo"], capture_output=True, timeout=5).returncode == 0
         yield Check("X display", f"{os.environ.get('DISPLAY')} {'reachable' if ok else 'NOT reachable'}",
                     "" if ok else "check DISPLAY and xhost")  # fmt: skip
-    yield Check("notifications", "gdbus" if shutil.which("gdbus") else "gdbus missing",
-                "" if shutil.which("gdbus") else "sudo apt install libglib2.0-bin")  # fmt: skip
+    yield Check(
+        "notifications",
+        "over the session bus" if conn is not None else "none without a session bus (messages go to stderr)",
+    )
+
+
+def _tray_checks(kind: str, conn: object) -> Iterator[Check]:
+    from tray_reader import dbus_session
+    from tray_reader.tray import appindicator_available, gtk_available
+
+    if not sys.platform.startswith("linux"):
+        yield Check("tray backend", "pystray default")
+        return
+    if not gtk_available():
+        yield Check("tray backend", "pystray xorg (no menu)",
+                    "the tray menu needs PyGObject + GTK 3: sudo apt install gir1.2-gtk-3.0; pip install 'PyGObject<3.51'")  # fmt: skip
+        return
+    host = conn is not None and dbus_session.has_tray_host(conn)
+    if kind == "wayland":
+        if conn is None:
+            yield Check("tray backend", "none (no session bus); tray-reader runs without an icon")
+        elif not host:
+            yield Check("tray backend", "none: no StatusNotifierWatcher (tray host) on the bus",
+                        "on GNOME install and enable the AppIndicator extension "
+                        "(gnome-shell-extension-appindicator); KDE, waybar and most panels have one")  # fmt: skip
+        elif not appindicator_available():
+            yield Check("tray backend", "none: the AppIndicator library is missing",
+                        "sudo apt install gir1.2-ayatanaappindicator3-0.1")  # fmt: skip
+        else:
+            yield Check("tray backend", "pystray appindicator (StatusNotifierWatcher found)")
+        return
+    yield Check("tray backend", "pystray gtk (XEmbed)" + (", StatusNotifierWatcher found" if host else ""))
+
+
+def _clipboard_checks(kind: str) -> Iterator[Check]:
+    if kind == "wayland":
+        tools, install = ["wl-paste", "wl-copy"], "sudo apt install wl-clipboard"
+    else:
+        tools, install = ["xsel", "xclip"], "sudo apt install xsel"
+    found = [t for t in tools if shutil.which(t)]
+    yield Check("clipboard tools", ", ".join(found) or "none", "" if found else install)
+    if kind == "wayland" and "wl-paste" in found:
+        yield _wayland_primary()
+
+
+def _wayland_primary() -> Check:
+    """Whether `wl-paste --primary` answers: it needs the compositor's data-control protocol,
+    which GNOME's Mutter lacks (there it can hang or flash a window)."""
+    from tray_reader.selection import TOOL_TIMEOUT
+
+    try:
+        out = subprocess.run(
+            ["wl-paste", "--primary", "--list-types"], capture_output=True, timeout=TOOL_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        out = None
+    err = out.stderr.decode(errors="replace").strip() if out is not None else ""
+    if out is not None and (out.returncode == 0 or "No selection" in err or "Nothing is copied" in err):
+        return Check("Wayland PRIMARY", "readable (wl-paste --primary)")
+    why = f"wl-paste --primary did not answer within {TOOL_TIMEOUT:g} s" if out is None else (err or "failed")
+    return Check(
+        "Wayland PRIMARY",
+        f"not readable: {why}",
+        "this compositor lacks the data-control protocol (GNOME): copy the text first (the clipboard "
+        "is read when there is no selection), or run tray-reader under XWayland with GDK_BACKEND=x11",
+    )
 
 
 def models() -> Iterator[Check]:

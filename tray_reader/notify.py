@@ -1,11 +1,16 @@
-"""Short desktop notifications (freedesktop Notifications over the session bus)."""
+"""Short desktop notifications (freedesktop Notifications over the session bus).
+
+The daemon sends them with Gio on its bus connection (`GioNotifier`: one asynchronous call
+each, answered on the main loop); `DBusNotifier` (a `gdbus` process per message) serves
+where PyGObject is missing."""
 
 from __future__ import annotations
 
 import logging
 import shutil
 import subprocess
-from typing import Protocol
+import sys
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +26,47 @@ class MemoryNotifier:
 
     def notify(self, summary: str, body: str = "") -> None:
         self.sent.append((summary, body))
+
+
+class StderrNotifier:
+    """No session bus, so no notification daemon: the messages go to stderr."""
+
+    def notify(self, summary: str, body: str = "") -> None:
+        print(f"tray-reader: {summary}{': ' + body if body else ''}", file=sys.stderr)
+
+
+class GioNotifier:
+    """org.freedesktop.Notifications.Notify on a Gio.DBusConnection, without waiting for it."""
+
+    TIMEOUT_MS = 4000
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def notify(self, summary: str, body: str = "") -> None:
+        from gi.repository import GLib
+
+        def done(conn: Any, result: Any) -> None:
+            try:
+                conn.call_finish(result)
+            except GLib.Error as e:
+                log.warning("notification failed (%s): %s %s", e.message, summary, body)
+
+        args = GLib.Variant(
+            "(susssasa{sv}i)", ("tray-reader", 0, "tray-reader", summary, body, [], {}, self.TIMEOUT_MS)
+        )
+        self._conn.call(
+            "org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications",
+            "Notify",
+            args,
+            None,
+            0,
+            5000,
+            None,
+            done,
+        )
 
 
 class DBusNotifier:

@@ -2,7 +2,9 @@
 
 X11: the PRIMARY selection, else (optionally) copy-and-restore, else the clipboard.
 Copy-and-restore sends Ctrl+C, waits for the clipboard to fill, then puts the user's
-previous clipboard text back. Wayland: `wl-paste --primary`, else `wl-paste`.
+previous clipboard text back. Wayland: `wl-paste --primary`, else `wl-paste`, each
+bounded by TOOL_TIMEOUT (where the compositor lacks the data-control protocol, as GNOME's
+Mutter does, wl-paste can hang or flash a window); no keystrokes are ever sent there.
 Everything OS-facing goes through `Clipboard`, so tests use `MemoryClipboard`.
 """
 
@@ -169,9 +171,10 @@ class DesktopSelection:
         self,
         clipboard: Clipboard,
         copy_and_restore: Callable[[], bool],
-        send_copy: Callable[[], None] = send_copy_shortcut,
+        send_copy: Callable[[], None] | None = send_copy_shortcut,
         has_primary: bool = True,
     ) -> None:
+        """`send_copy` None: never copy-and-restore (Wayland: no keystrokes to other apps)."""
         self.clipboard = clipboard
         self.copy_and_restore = copy_and_restore
         self.send_copy = send_copy
@@ -188,20 +191,30 @@ class DesktopSelection:
             return ""
 
     def read(self) -> str:
+        primary_problem: SelectionError | None = None
         if self.has_primary:
-            text = self.clipboard.read("primary")
+            try:
+                text = self.clipboard.read("primary")
+            except SelectionError as e:  # e.g. wl-paste timed out: the clipboard may still answer
+                primary_problem, text = e, ""
             if text.strip():
                 return text
-        if self.copy_and_restore():
+        if self.send_copy is not None and self.copy_and_restore():
             text = self._copy_and_restore()
             if text.strip():
                 return text
         text = self.clipboard.read("clipboard")
         if text.strip():
             return text
+        if primary_problem is not None:
+            raise SelectionError(
+                f"The selection could not be read ({primary_problem}) and the clipboard is empty: "
+                "copy the text, then try again (see `tray-reader doctor`)."
+            )
         raise SelectionError("Nothing is selected: select some text, then press the hotkey again.")
 
     def _copy_and_restore(self) -> str:
+        assert self.send_copy is not None
         previous = self.clipboard.read("clipboard")
         self.clipboard.clear("clipboard")
         try:
@@ -220,7 +233,10 @@ class DesktopSelection:
 
 
 def session_type() -> str:
-    """'wayland', 'x11' or 'none' (no display)."""
+    """'wayland', 'x11' or 'none' (no display). GDK_BACKEND=x11 with a DISPLAY asks for
+    XWayland: the X11 path (its selections, hotkeys from X11 apps) on a Wayland desktop."""
+    if os.environ.get("GDK_BACKEND") == "x11" and os.environ.get("DISPLAY"):
+        return "x11"
     if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
         return "wayland"
     if os.environ.get("DISPLAY"):

@@ -6,6 +6,7 @@ The menu is built from a `TrayModel` snapshot the app provides; choosing an item
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -142,16 +143,113 @@ def speed_label(speed: float) -> str:
     return f"{speed:g}×"
 
 
+class HeadlessTray:
+    """No icon (no tray host, or no session bus): runs the GLib main loop, so the media
+    keys and shortcuts served from it still work, until `stop()`."""
+
+    def __init__(self) -> None:
+        self._stopped = threading.Event()
+        self._loop: Any = None
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        try:
+            from gi.repository import GLib
+        except ImportError:
+            on_ready()
+            self._stopped.wait()
+            return
+        self._loop = GLib.MainLoop.new(None, False)
+        on_ready()
+        if not self._stopped.is_set():
+            self._loop.run()
+
+    def refresh(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._loop is not None:
+            self._loop.quit()  # thread-safe in GLib
+
+
+class ListenedTray:
+    """A tray that also tells `listeners` whenever the app's state may have changed (the
+    app refreshes the tray on every change; media-key status follows the same calls)."""
+
+    def __init__(self, tray: TrayView) -> None:
+        self.tray = tray
+        self.listeners: list[Callable[[], None]] = []
+
+    def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        self.tray.run(model, on_action, on_ready)
+
+    def refresh(self) -> None:
+        self.tray.refresh()
+        for listener in self.listeners:
+            listener()
+
+    def stop(self) -> None:
+        self.tray.stop()
+
+
+def appindicator_available() -> bool:
+    """Whether the AppIndicator library pystray's appindicator backend needs is installed."""
+    if not gtk_available():
+        return False
+    import gi
+
+    for name in ("AyatanaAppIndicator3", "AppIndicator3"):
+        try:
+            gi.require_version(name, "0.1")
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def choose_tray(session: str, bus: Any, has_tray_host: bool) -> tuple[TrayView, str]:
+    """The tray for this desktop and, when it is not a real icon, the one message that says
+    why and what still works. `session` is 'x11'/'wayland'; `bus` a Gio connection or None."""
+    without = (
+        "running without a tray icon; control tray-reader with `tray-reader ctl` (see `tray-reader doctor`)"
+    )
+    if not sys.platform.startswith("linux"):
+        return PystrayTray(), ""
+    if bus is None:
+        # pystray's GTK backends need the bus (for notifications) and die without it.
+        return HeadlessTray(), f"No D-Bus session bus: {without}."
+    if session == "wayland":
+        # GTK's XEmbed status icon does not exist on Wayland: only a StatusNotifier host shows it.
+        if not has_tray_host:
+            return HeadlessTray(), (
+                "No tray host (StatusNotifierWatcher) on the session bus: "
+                f"{without}. On GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator)."
+            )
+        if not appindicator_available():
+            return HeadlessTray(), (
+                f"The tray host needs the AppIndicator library: {without}. "
+                "Install gir1.2-ayatanaappindicator3-0.1."
+            )
+        return PystrayTray("appindicator"), ""
+    return PystrayTray(), ""
+
+
 class PystrayTray:
     """The real tray icon."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str | None = None) -> None:
+        self._backend = backend
         self._icon: Any = None
         self._model: Callable[[], TrayModel] | None = None
         self._drawn_state: AppState | None = None
+        self._drawn: TrayModel | None = None
         self._stopped = threading.Event()
+        self._started = False
+        self._headless: HeadlessTray | None = None
 
     def run(self, model: Callable[[], TrayModel], on_action: OnAction, on_ready: Callable[[], None]) -> None:
+        if self._backend is not None and "PYSTRAY_BACKEND" not in os.environ:
+            os.environ["PYSTRAY_BACKEND"] = self._backend
         if sys.platform.startswith("linux") and "PYSTRAY_BACKEND" not in os.environ:
             # The xorg backend has no menu; gtk (PyGObject) has one.
             os.environ["PYSTRAY_BACKEND"] = "gtk" if gtk_available() else "xorg"
@@ -163,6 +261,8 @@ class PystrayTray:
                 )
         import pystray
 
+        if os.environ.get("PYSTRAY_BACKEND") in ("gtk", "appindicator"):
+            _quiet_pystray_notifier()
         self._model = model
         m = model()
         self._icon = pystray.Icon(
@@ -171,13 +271,27 @@ class PystrayTray:
         self._drawn_state = m.state
 
         def setup(icon: Any) -> None:
+            self._started = True
             icon.visible = True
             on_ready()
             if self._stopped.is_set():  # stop() came before the loop was running
                 icon.stop()
 
-        if not self._stopped.is_set():
+        if self._stopped.is_set():
+            return
+        try:
             self._icon.run(setup)
+        except Exception as e:  # noqa: BLE001 - the daemon works without its icon
+            if self._started:
+                raise
+            print(
+                f"tray-reader: the tray icon could not start ({type(e).__name__}: {e}); "
+                "running without it: control tray-reader with `tray-reader ctl`.",
+                file=sys.stderr,
+            )
+            self._headless = HeadlessTray()
+            if not self._stopped.is_set():
+                self._headless.run(model, on_action, on_ready)
 
     def _menu(self, pystray: Any, on_action: OnAction) -> Any:
         Item, Menu = pystray.MenuItem, pystray.Menu
@@ -227,13 +341,43 @@ class PystrayTray:
         if self._icon is None or self._model is None:
             return
         m = self._model()
+        drawn, self._drawn = self._drawn, m
         if m.state != self._drawn_state:
             self._drawn_state = m.state
             self._icon.icon = icon_image(m.state)
-        self._icon.title = m.tooltip
-        self._icon.update_menu()
+        if drawn is None or m.tooltip != drawn.tooltip:
+            self._icon.title = m.tooltip
+        # Only when what it shows changed: the app refreshes on every sentence, and an
+        # AppIndicator re-registers with the tray host on each new menu.
+        if drawn is None or dataclasses.replace(m, tooltip="") != dataclasses.replace(drawn, tooltip=""):
+            self._icon.update_menu()
 
     def stop(self) -> None:
         self._stopped.set()
+        if self._headless is not None:
+            self._headless.stop()
         if self._icon is not None:
             self._icon.stop()
+
+
+class _NoPystrayNotifier:
+    def __init__(self) -> None:
+        pass
+
+    def notify(self, *args: Any) -> None:
+        pass
+
+    def hide(self) -> None:
+        pass
+
+
+def _quiet_pystray_notifier() -> None:
+    """pystray's GTK backends open a proxy to the notification daemon when the icon starts
+    (auto-starting one, and failing the whole icon when that fails) and call it
+    synchronously when it ends. tray-reader never uses pystray's notifications (notify.py
+    sends its own), so pystray 0.19.5 gets one that does nothing."""
+    try:
+        from pystray._util import notify_dbus
+    except ImportError:
+        return
+    notify_dbus.Notifier = _NoPystrayNotifier
