@@ -78,8 +78,20 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
 
     enc_near, ahs_near = score(nearest)
     enc_final, ahs_final = score(result.best)
-    assert enc_final > enc_near + 0.01
-    assert ahs_final < ahs_near
+    # A held-out Kokoro voice lies inside the blends' reach: the guard keeps a made voice,
+    # and it is closer on other words too.
+    assert not result.fell_back and result.verdict is not None
+    assert result.verdict.chosen.beats(result.verdict.stock)
+    assert enc_final > enc_near and ahs_final < ahs_near
+
+    # What `voice list` shows is the judged-part score; export and import keep the voice.
+    judged = lib.info("emma-like").scores["judged"]
+    assert judged["kept"] == result.best.label and judged["ahs"] < judged["stock_ahs"]
+    lib.export("emma-like", tmp_path / "emma.npz")
+    other = VoiceLibrary(tmp_path / "other")
+    back = other.import_file(tmp_path / "emma.npz")
+    assert np.array_equal(other.pack("emma-like"), result.pack)
+    assert back.scores == info.scores and back.method == info.method and back.kind == "enrolled"
 
 
 def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, tmp_path):

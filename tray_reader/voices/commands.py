@@ -50,7 +50,17 @@ def describe(info: VoiceInfo, default: str | None) -> str:
         gender = {"f": "female", "m": "male"}.get(info.name[1:2], "")
         return f"{mark} {info.name:<16} stock     {lang} {gender}"
     detail = info.method
-    if info.kind == "enrolled" and "similarity" in info.scores:
+    judged = info.scores.get("judged") if isinstance(info.scores.get("judged"), dict) else None
+    if info.kind == "enrolled" and judged:
+        s = info.scores
+        how = "nearest stock voice (nothing made was closer)" if judged.get("fell_back") else info.method
+        detail = (
+            f"{how}; on {float(judged.get('judged_seconds', 0)):.0f} s held back from the fit: "
+            f"MFCC distance {float(judged.get('ahs', 0)):.3f} vs nearest stock "
+            f"{s.get('nearest_stock', '?')} {float(judged.get('stock_ahs', 0)):.3f} (lower is closer), "
+            f"{info.created[:10]}"
+        )
+    elif info.kind == "enrolled" and "similarity" in info.scores:
         s = info.scores
         detail = (
             f"similarity {float(s['similarity']):.2f} (nearest stock {s.get('nearest_stock', '?')} "
@@ -148,11 +158,14 @@ def add(
     err: Out = _err,
 ) -> None:
     """Enrol a voice from an audio file."""
+    from tray_reader.voices.checks import check_sound
     from tray_reader.voices.enroll import Enroller
     from tray_reader.voices.preprocess import load_audio, prepare
 
     library.check_new_name(name)
-    prepare(*load_audio(path))  # check the recording before asking anything or loading models
+    # Check the recording before asking anything or loading models.
+    recording = prepare(*load_audio(path))
+    check_sound(recording.speech16k, recording.speech_seconds, text)
     confirm_consent(yes)
     settings = _enroll_settings(budget)
     err("loading the voice models…")
