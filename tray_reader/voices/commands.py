@@ -133,7 +133,12 @@ def _enroll_settings(budget: float | None):  # -> EnrollSettings, imported lazil
 
     if budget is not None and not 0 <= budget <= 3600:
         raise EnrollmentError(f"--budget must be from 0 to 3600 seconds, got {budget}")
-    return EnrollSettings() if budget is None else EnrollSettings(budget_seconds=budget)
+    if budget is None:
+        return EnrollSettings()
+    # --budget is the time for the search and the fit together, shared as the defaults are.
+    d = EnrollSettings()
+    share = d.budget_seconds / (d.budget_seconds + d.fit_seconds)
+    return EnrollSettings(budget_seconds=budget * share, fit_seconds=budget * (1 - share))
 
 
 def _report(info: VoiceInfo, result, out: Out) -> None:

@@ -11,10 +11,12 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
-5. while the time budget lasts: refits of the fitted blend (the goal embedding moved by what
+5. while the search's time budget lasts: refits of the fitted blend (the goal embedding moved by what
    the last fitted blend's speech missed), then random blends around the best one (Dirichlet
    weights over the top voices).
-6. the guard: the nearest stock voice, the initial blend and the search's best are judged on
+6. the style fit (style_fit.py): dims 0-127 of the search's best moved, without gradients,
+   so the decoder's speech matches the fit part's frames (channel-robust, text-free loss);
+7. the guard: the nearest stock voice, the blends, the search's best and the fitted style are judged on
    the judged part by two measures (guard.py); a made voice is kept only if it beats the
    nearest stock voice by both, else that stock voice is kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
@@ -47,6 +49,9 @@ from tray_reader.voices.stock_profiles import StockProfiles
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
 
+JUDGE_SECONDS = 10.0
+"""About what the guard's renders take, for the progress fraction."""
+
 Progress = Callable[[float, str], None]
 """Called with (fraction done 0..1, what is happening)."""
 
@@ -55,8 +60,11 @@ Progress = Callable[[float, str], None]
 class EnrollSettings:
     """How hard enrolment works."""
 
-    budget_seconds: float = 60.0
-    """Wall-clock time for the whole search; the best candidate so far is kept when it ends."""
+    budget_seconds: float = 50.0
+    """Wall-clock time for the blend search; the best candidate so far is kept when it ends."""
+    fit_seconds: float = 35.0
+    """Wall-clock time for the style fit after the search (0: no fit); the guard then judges
+    (a few renders), so enrolment takes about budget + fit + 10 s."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -238,7 +246,8 @@ def match(
         progress(min(1.0, fraction), message)
 
     def elapsed_fraction() -> float:
-        return (time.monotonic() - t0) / max(settings.budget_seconds, 1e-6)
+        total = settings.budget_seconds + settings.fit_seconds + JUDGE_SECONDS
+        return (time.monotonic() - t0) / max(total, 1e-6)
 
     step(0.0, f"nearest stock voice: {nearest}")
     single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
@@ -346,8 +355,11 @@ def match(
         stopped = cancel.is_set()
 
     searched = best
+    fitted_style = None
+    if settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None:
+        fitted_style = _fit_style(renderer, best, texts, fit16k, settings, cancel, step, elapsed_fraction)
     judged: list[Candidate] = [single]
-    for option in (initial, fitted_candidate, before_search, best):
+    for option in (initial, fitted_candidate, before_search, best, fitted_style):
         if option is not None and all(option.label != p.label for p in judged):
             judged.append(option)
     step(0.97, f"judging {len(judged)} voices on the part of your recording held back from the fit")
@@ -377,6 +389,36 @@ def match(
         verdict=verdict,
         fit_seconds=len(fit16k) / 16_000,
         judged_seconds=len(judged16k) / 16_000,
+    )
+
+
+def _fit_style(
+    renderer: VoiceRenderer,
+    start: Candidate,
+    texts: Sequence[str],
+    fit16k: np.ndarray,
+    settings: EnrollSettings,
+    cancel: threading.Event,
+    step: Progress,
+    elapsed_fraction: Callable[[], float],
+) -> Candidate:
+    from tray_reader.voices.style_fit import FitSettings, StyleFit
+
+    ids = [i for chunk in renderer.ids(" ".join(texts)) for i in chunk]
+    fit = StyleFit(renderer.engine, ids, build_pack(start), fit16k, FitSettings(seed=settings.seed))
+    deadline = time.monotonic() + settings.fit_seconds
+
+    def report(n: int, loss: float) -> None:
+        left = max(0.0, deadline - time.monotonic())
+        step(
+            min(0.96, elapsed_fraction()),
+            f"fitting the voice to your recording (step {n}, {left:.0f} s left)",
+        )
+
+    step(min(0.96, elapsed_fraction()), "fitting the voice to your recording")
+    result = fit.run(deadline, cancel, report)
+    return Candidate(
+        f"fitted style from {start.label}", start.timbre, start.prosody, start.speed, pack=result.pack
     )
 
 
