@@ -154,6 +154,7 @@ def main() -> int:
             "nearest": judge(nearest),
             "blend": judge(final.initial),
             "searched": judge(searched),
+            "fitted": judge(final.fitted) if final.fitted else (float("nan"), float("nan")),
             "guarded": judge(final.best),
             "ceiling": (1 - cosine(embedder.embed(rec.speech16k), target), ahs_distance(rec.speech16k, b16)),
             "took": took,
@@ -181,10 +182,11 @@ def print_table(rows: list[dict]) -> None:
     print(
         "d = (1 - encoder cosine) / MFCC-covariance distance to clip B (lower is closer); voices say JUDGE_TEXT"
     )
-    print("gap closed by the blend / the search's best / the guarded result, per measure (enc, ahs)")
+    print("gap closed by the blend / the search's best / the style fit / the guarded result (enc/ahs)")
     print(
-        f"{'speaker':<10} {'nearest':<11} {'d stock':>12} {'d blend':>12} {'d search':>12} {'d guarded':>12} "
-        f"{'d clip A':>12} {'blend':>11} {'search':>11} {'guarded':>11} {'time':>5}  kept"
+        f"{'speaker':<10} {'nearest':<11} {'d stock':>12} {'d blend':>12} {'d search':>12} {'d fitted':>12} "
+        f"{'d guarded':>12} {'d clip A':>12} {'blend':>11} {'search':>11} {'fitted':>11} {'guarded':>11} "
+        f"{'time':>5}  kept"
     )
     for r in rows:
 
@@ -196,11 +198,12 @@ def print_table(rows: list[dict]) -> None:
 
         print(
             f"{r['ref']:<10} {r['nearest_name']:<11} {d('nearest'):>12} {d('blend'):>12} {d('searched'):>12} "
-            f"{d('guarded'):>12} {d('ceiling'):>12} {g('blend'):>11} {g('searched'):>11} {g('guarded'):>11} "
+            f"{d('fitted'):>12} {d('guarded'):>12} {d('ceiling'):>12} {g('blend'):>11} {g('searched'):>11} "
+            f"{g('fitted'):>11} {g('guarded'):>11} "
             f"{r['took']:4.0f}s  {r['kept']}"
         )
     if rows:
-        for k in ("blend", "searched", "guarded"):
+        for k in ("blend", "searched", "fitted", "guarded"):
             enc = np.nanmean([closure(r, k, 0) for r in rows])
             ahs = np.nanmean([closure(r, k, 1) for r in rows])
             print(f"mean gap closed, {k}: enc {enc:+.0%}, ahs {ahs:+.0%}")

@@ -133,6 +133,8 @@ class EnrollResult:
     """(label, similarity) of every candidate, in order."""
     searched: Candidate | None = None
     """The search's best candidate by the encoder on the fit part (before the guard)."""
+    fitted: Candidate | None = None
+    """The style fit's result (before the guard), if the fit ran."""
     verdict: guard.Verdict | None = None
     """The guard's judgements on the judged part and what it kept."""
     fit_seconds: float = 0.0
@@ -386,6 +388,7 @@ def match(
         stopped_early=stopped,
         tried=tuple(search.tried),
         searched=searched,
+        fitted=fitted_style,
         verdict=verdict,
         fit_seconds=len(fit16k) / 16_000,
         judged_seconds=len(judged16k) / 16_000,
