@@ -10,6 +10,7 @@ import soxr
 
 from tray_reader import model_files
 from tray_reader.voices import style_fit
+from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.style_fit import FitSettings, StyleFit
 
 TEXT = "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow."
@@ -56,7 +57,7 @@ def test_the_loss_ignores_a_fixed_channel_but_not_another_voice(split_engine, id
     assert same < 0.5 * different
 
 
-def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids):
+def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_path):
     start = model_files.stock_pack("af_heart")
     directions, _ = style_fit.subspace(2)
     goal = np.array([1.2, -1.0])
@@ -71,3 +72,24 @@ def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids):
     assert float(np.dot(result.z, goal)) > 0  # moved towards the goal, not away
     assert np.linalg.norm(result.z) <= settings.max_norm + 1e-6
     assert result.pack.shape == start.shape and np.array_equal(result.pack[..., 128:], start[..., 128:])
+
+    # A fitted voice survives export and import bit for bit, with its info.
+    lib = VoiceLibrary(tmp_path / "a")
+    info = VoiceInfo(
+        name="fitted",
+        kind="enrolled",
+        method="fitted style from stock af_heart",
+        scores={"judged": {"kept": "fitted style from stock af_heart", "ahs": 0.5, "stock_ahs": 0.6}},
+        settings={"speed": 1.0, "fit_z": [round(float(x), 4) for x in result.z]},
+        consent=True,
+    )
+    saved = lib.save(info, result.pack)
+    lib.export("fitted", tmp_path / "fitted.npz")
+    other = VoiceLibrary(tmp_path / "b")
+    back = other.import_file(tmp_path / "fitted.npz")
+    assert np.array_equal(other.pack("fitted"), result.pack)
+    assert (
+        back.scores == saved.scores
+        and back.settings == saved.settings
+        and back.pack_sha256 == saved.pack_sha256
+    )
