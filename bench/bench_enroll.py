@@ -1,30 +1,32 @@
-"""Enrolment bench: how close does an enrolled voice get, by two independent measures?
+"""Enrolment bench on real speakers: does the voice made get closer to the speaker than the
+nearest stock voice, by two measures, on a second recording enrolment never heard?
 
-Reference speakers:
-  * stock voices held out of the search space (the enrolment never sees their packs);
-  * espeak-ng voices (an unrelated formant synthesiser, a Debian program run as a subprocess);
-  * real speech, if any is passed with --wav NAME=FILE_A,FILE_B (none ships in our packages).
+Speakers (Debian packages, development only, never shipped; install with
+  apt-get install codec2-examples asterisk-core-sounds-en-wav asterisk-core-sounds-fr-wav \
+      asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav asterisk-prompt-it-menardi-wav):
+  the asterisk prompt voices (Allison en, June fr, Menardi it, Carlo it, IvrvoiceRU ru;
+  8 kHz telephone prompts: clip A is the first prompts in name order up to 14 s, clip B the
+  prompts from the middle of the list up to 10 s), and codec2's ve9qrp and vk5qi (8 kHz
+  radio; A and B are disjoint stretches). Enrolment sees clip A only, with no text (the
+  prompts' words are not English or not known). Stock voices are in the search space as
+  users have them. --refs also takes stock voices held out of the search (e.g. bf_emma).
 
-Each reference has a "recording" (clip A, text A) and a second clip of the same speaker
-(clip B, text B). Enrolment sees clip A and text A only. Every voice is then judged on text B,
-against clip A, by
-  enc  speaker-encoder cosine (the encoder enrolment itself optimises; higher is closer)
-  ahs  arithmetic-harmonic sphericity distance of CMN'd MFCC(+delta) covariances
-       (tray_reader.voices.measure; independent of the encoder; lower is closer).
-The ceiling is clip B itself (the same speaker saying other words).
-Columns: nearest stock voice, initial top-k blend, blend + pitch/rate steps (no search),
-final voice (with the random search for --budget seconds), ceiling, time of the final run.
+Each voice (nearest stock, initial top-k blend, the search's best blend, the guarded result)
+speaks guard.JUDGE_TEXT, is limited to clip B's band (as the guard does), and is measured
+against clip B by
+  enc  1 - speaker-encoder cosine (lower is closer)
+  ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
+gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
+the nearest stock voice, 1 is as close as the speaker's own other recording.
 
-    .venv/bin/python bench/bench_enroll.py [--budget 60] [--refs bf_emma,espeak:en-us+f3 ...]
+    .venv/bin/python bench/bench_enroll.py [--budget 60] [--refs allison,june,...]
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
+import glob
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,46 +37,65 @@ import soxr
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tray_reader import model_files  # noqa: E402
+from tray_reader.errors import EnrollmentError  # noqa: E402
 from tray_reader.speech.engine import KokoroEngine  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
-from tray_reader.voices import stock_profiles  # noqa: E402
+from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
 from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
 
+ASTERISK = "/usr/share/asterisk/sounds"
+CODEC2 = "/usr/share/codec2/wav"
+SPEAKERS = {
+    "allison": ("asterisk", "en_US_f_Allison"),
+    "june": ("asterisk", "fr_CA_f_June"),
+    "menardi": ("asterisk", "it_IT_f_Menardi"),
+    "carlo": ("asterisk", "it_IT_m_Carlo"),
+    "ivrvoice": ("asterisk", "ru_RU_f_IvrvoiceRU"),
+    "ve9qrp": ("codec2", "ve9qrp.wav:0-15:60-72"),
+    "vk5qi": ("codec2", "vk5qi.wav:0-7:7-13.5"),
+}
+DEFAULT_REFS = ",".join(SPEAKERS)
 TEXT_A = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
-    "The rainbow is a division of white light into many beautiful colours. "
-    "These take the shape of a long round arch, with its path high above."
+    "The rainbow is a division of white light into many beautiful colours."
 )
-TEXT_B = (
-    "Please call Stella and ask her to bring these things with her from the store. "
-    "Six spoons of fresh snow peas, five thick slabs of blue cheese, and maybe a snack for her brother Bob."
-)
-DEFAULT_REFS = "bf_emma,am_michael,af_nicole,espeak:en-us,espeak:en-us+f3,espeak:en-gb-x-rp+f4"
+TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
 
 
-def espeak(voice: str, text: str) -> tuple[np.ndarray, int]:
-    if not shutil.which("espeak-ng"):
-        raise SystemExit("espeak-ng is not installed (apt-get install espeak-ng)")
-    with tempfile.TemporaryDirectory() as d:
-        out = Path(d) / "x.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(out), text], check=True)
-        x, rate = soundfile.read(str(out), dtype="float32")
-    return x, rate
+def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
+    files = sorted(glob.glob(f"{ASTERISK}/{folder}/*.wav"))
+    if not files:
+        raise SystemExit(f"{ASTERISK}/{folder}: not installed (see this script's docstring)")
+    out, total, rate = [], 0.0, 8000
+    for f in files[start:]:
+        x, rate = soundfile.read(f, dtype="float32")
+        out += [x, np.zeros(rate // 4, np.float32)]
+        total += len(x) / rate
+        if total >= seconds:
+            break
+    return np.concatenate(out), rate
 
 
 def clips(ref: str, renderer: VoiceRenderer) -> tuple[tuple[np.ndarray, int], tuple[np.ndarray, int], tuple]:
     """(clip A, clip B, stock voices to exclude) for a reference name."""
-    if ref.startswith("espeak:"):
-        v = ref.split(":", 1)[1]
-        return espeak(v, TEXT_A), espeak(v, TEXT_B), ()
-    if ref.startswith("wav:"):
-        a, b = ref.split(":", 1)[1].split(",")
-        return soundfile.read(a, dtype="float32"), soundfile.read(b, dtype="float32"), ()
+    if ref in SPEAKERS:
+        kind, spec = SPEAKERS[ref]
+        if kind == "asterisk":
+            n = len(glob.glob(f"{ASTERISK}/{spec}/*.wav"))
+            return _prompts(spec, 0, 14.0), _prompts(spec, n // 2, 10.0), ()
+        name, a, b = spec.split(":")
+        x, rate = soundfile.read(f"{CODEC2}/{name}", dtype="float32")
+
+        def cut(r: str) -> np.ndarray:
+            lo, hi = (float(t) for t in r.split("-"))
+            return x[int(lo * rate) : int(hi * rate)]
+
+        return (cut(a), rate), (cut(b), rate), ()
     pack = model_files.stock_pack(ref)
     return (
         (renderer.render(pack, 1.0, [TEXT_A]), 24_000),
@@ -103,74 +124,89 @@ def main() -> int:
     rows = []
     for ref in args.refs.split(","):
         (a, ra), (b, rb), exclude = clips(ref, renderer)
-        rec = prepare(a, ra)
-        a16, b16 = rec.speech16k, to16k(b, rb)
-        target = embedder.embed(a16)
+        try:
+            rec = prepare(a, ra)
+            checks.check_sound(rec.speech16k, rec.speech_seconds)
+            checks.check_one_speaker(rec.speech16k, embedder)
+            b16 = prepare(b, rb).speech16k
+        except EnrollmentError as e:
+            print(f"{ref}: refused: {e}", flush=True)
+            continue
+        target = embedder.embed(b16)
+        band = guard.band_gain(b16)
 
-        def judge(c: Candidate, a16=a16, target=target) -> tuple[float, float]:
-            audio = renderer.render16k(build_pack(c), c.speed, [TEXT_B])
-            return cosine(embedder.embed(audio), target), ahs_distance(audio, a16)
+        def measure(audio16k: np.ndarray, b16=b16, target=target, band=band) -> tuple[float, float]:
+            audio16k = guard.limit_band(audio16k, band)
+            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b16)
+
+        def judge(c: Candidate) -> tuple[float, float]:
+            return measure(renderer.render16k(build_pack(c), c.speed, [guard.JUDGE_TEXT]))
 
         base = EnrollSettings(budget_seconds=args.budget, exclude=exclude)
         t0 = time.monotonic()
-        final = match(rec, renderer, embedder, profiles, TEXT_A, base)
+        final = match(rec, renderer, embedder, profiles, None, base)
         took = time.monotonic() - t0
         nearest = Candidate("nearest", {final.nearest_stock: 1.0}, {final.nearest_stock: 1.0})
-        ceiling = (cosine(embedder.embed(b16), target), ahs_distance(b16, a16))
+        searched = final.searched or final.best
         row = {
             "ref": ref,
-            "nearest": (final.nearest_stock, *judge(nearest)),
-            "initial": judge(final.initial),
-            "steps": judge(final.before_search),
-            "final": judge(final.best),
-            "ceiling": ceiling,
+            "nearest_name": final.nearest_stock,
+            "nearest": judge(nearest),
+            "blend": judge(final.initial),
+            "searched": judge(searched),
+            "fitted": judge(final.fitted) if final.fitted else (float("nan"), float("nan")),
+            "guarded": judge(final.best),
+            "ceiling": (1 - cosine(embedder.embed(rec.speech16k), target), ahs_distance(rec.speech16k, b16)),
             "took": took,
-            "renders": final.renders,
-            "final_label": final.best.label,
-            "steps_label": final.before_search.label,
-            "tried": final.tried,
+            "kept": final.best.label,
+            "searched_label": searched.label,
         }
         rows.append(row)
-        print_row(row)
-        print_table(rows[-1:], header=len(rows) == 1)
+        print(
+            f"{ref}: nearest {final.nearest_stock}; search's best {searched.label!r}; kept {final.best.label!r}"
+        )
+        print(f"    guard: {final.verdict.message if final.verdict else '-'}")
+        print_table(rows[-1:])
         sys.stdout.flush()
     print()
     print_table(rows)
     return 0
 
 
-def print_row(r: dict) -> None:
+def closure(r: dict, key: str, i: int) -> float:
+    gap = r["nearest"][i] - r["ceiling"][i]
+    return (r["nearest"][i] - r[key][i]) / gap if abs(gap) > 1e-9 else float("nan")
+
+
+def print_table(rows: list[dict]) -> None:
     print(
-        f"{r['ref']}: nearest {r['nearest'][0]}; before search: {r['steps_label']!r}; "
-        f"final: {r['final_label']!r}; {r['renders']} renders",
-        file=sys.stderr,
-        flush=True,
+        "d = (1 - encoder cosine) / MFCC-covariance distance to clip B (lower is closer); voices say JUDGE_TEXT"
     )
-    for label, score in r["tried"]:
-        print(f"    tried {label!r}: encoder {score:.3f} on text A", file=sys.stderr, flush=True)
-
-
-def print_table(rows: list[dict], header: bool = True) -> None:
-    hdr = (
-        f"{'reference':<22} {'nearest stock':<14} {'near enc/ahs':>13} {'blend enc/ahs':>14} "
-        f"{'steps enc/ahs':>14} {'final enc/ahs':>14} {'ceil enc/ahs':>13} {'gap closed':>11} {'time':>6}"
+    print("gap closed by the blend / the search's best / the style fit / the guarded result (enc/ahs)")
+    print(
+        f"{'speaker':<10} {'nearest':<11} {'d stock':>12} {'d blend':>12} {'d search':>12} {'d fitted':>12} "
+        f"{'d guarded':>12} {'d clip A':>12} {'blend':>11} {'search':>11} {'fitted':>11} {'guarded':>11} "
+        f"{'time':>5}  kept"
     )
-    if header:
-        print("enc = encoder cosine (higher closer); ahs = MFCC-covariance distance (lower closer); text B")
-        print(hdr)
     for r in rows:
-        n, f, c = r["nearest"], r["final"], r["ceiling"]
 
-        def closed(i: int, n=n, f=f, c=c) -> str:
-            gap = c[i] - n[i + 1] if i == 0 else n[i + 1] - c[i]
-            got = f[i] - n[i + 1] if i == 0 else n[i + 1] - f[i]
-            return f"{got / gap:+.0%}" if abs(gap) > 1e-9 else "n/a"
+        def d(k: str, r=r) -> str:
+            return f"{r[k][0]:.3f}/{r[k][1]:.3f}"
+
+        def g(k: str, r=r) -> str:
+            return f"{closure(r, k, 0):+.0%}/{closure(r, k, 1):+.0%}"
 
         print(
-            f"{r['ref']:<22} {n[0]:<14} {n[1]:6.3f}/{n[2]:5.3f} {r['initial'][0]:7.3f}/{r['initial'][1]:5.3f} "
-            f"{r['steps'][0]:7.3f}/{r['steps'][1]:5.3f} {f[0]:7.3f}/{f[1]:5.3f} {c[0]:6.3f}/{c[1]:5.3f} "
-            f"{closed(0):>5}/{closed(1):>5} {r['took']:5.0f}s"
+            f"{r['ref']:<10} {r['nearest_name']:<11} {d('nearest'):>12} {d('blend'):>12} {d('searched'):>12} "
+            f"{d('fitted'):>12} {d('guarded'):>12} {d('ceiling'):>12} {g('blend'):>11} {g('searched'):>11} "
+            f"{g('fitted'):>11} {g('guarded'):>11} "
+            f"{r['took']:4.0f}s  {r['kept']}"
         )
+    if rows:
+        for k in ("blend", "searched", "fitted", "guarded"):
+            enc = np.nanmean([closure(r, k, 0) for r in rows])
+            ahs = np.nanmean([closure(r, k, 1) for r in rows])
+            print(f"mean gap closed, {k}: enc {enc:+.0%}, ahs {ahs:+.0%}")
 
 
 if __name__ == "__main__":

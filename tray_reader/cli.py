@@ -129,7 +129,12 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
     rec.add_argument("--seconds", type=float, default=20.0, help="longest recording (default 20)")
     for p in (add, rec):
         p.add_argument("--yes", action="store_true", help="confirm: your voice, or used with permission")
-        p.add_argument("--budget", type=_budget, default=None, help="search time in seconds (default 60)")
+        p.add_argument(
+            "--budget",
+            type=_budget,
+            default=None,
+            help="time for the blend search and the style fit together, in seconds (default 85)",
+        )
         p.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
     use = vs.add_parser("use", help="make NAME the default voice")
     use.add_argument("name")

@@ -50,7 +50,17 @@ def describe(info: VoiceInfo, default: str | None) -> str:
         gender = {"f": "female", "m": "male"}.get(info.name[1:2], "")
         return f"{mark} {info.name:<16} stock     {lang} {gender}"
     detail = info.method
-    if info.kind == "enrolled" and "similarity" in info.scores:
+    judged = info.scores.get("judged") if isinstance(info.scores.get("judged"), dict) else None
+    if info.kind == "enrolled" and judged:
+        s = info.scores
+        how = "nearest stock voice (nothing made was closer)" if judged.get("fell_back") else info.method
+        detail = (
+            f"{how}; on {float(judged.get('judged_seconds', 0)):.0f} s held back from the fit: "
+            f"MFCC distance {float(judged.get('ahs', 0)):.3f} vs nearest stock "
+            f"{s.get('nearest_stock', '?')} {float(judged.get('stock_ahs', 0)):.3f} (lower is closer), "
+            f"{info.created[:10]}"
+        )
+    elif info.kind == "enrolled" and "similarity" in info.scores:
         s = info.scores
         detail = (
             f"similarity {float(s['similarity']):.2f} (nearest stock {s.get('nearest_stock', '?')} "
@@ -123,7 +133,12 @@ def _enroll_settings(budget: float | None):  # -> EnrollSettings, imported lazil
 
     if budget is not None and not 0 <= budget <= 3600:
         raise EnrollmentError(f"--budget must be from 0 to 3600 seconds, got {budget}")
-    return EnrollSettings() if budget is None else EnrollSettings(budget_seconds=budget)
+    if budget is None:
+        return EnrollSettings()
+    # --budget is the time for the search and the fit together, shared as the defaults are.
+    d = EnrollSettings()
+    share = d.budget_seconds / (d.budget_seconds + d.fit_seconds)
+    return EnrollSettings(budget_seconds=budget * share, fit_seconds=budget * (1 - share))
 
 
 def _report(info: VoiceInfo, result, out: Out) -> None:
@@ -148,11 +163,14 @@ def add(
     err: Out = _err,
 ) -> None:
     """Enrol a voice from an audio file."""
+    from tray_reader.voices.checks import check_sound
     from tray_reader.voices.enroll import Enroller
     from tray_reader.voices.preprocess import load_audio, prepare
 
     library.check_new_name(name)
-    prepare(*load_audio(path))  # check the recording before asking anything or loading models
+    # Check the recording before asking anything or loading models.
+    recording = prepare(*load_audio(path))
+    check_sound(recording.speech16k, recording.speech_seconds, text)
     confirm_consent(yes)
     settings = _enroll_settings(budget)
     err("loading the voice models…")

@@ -1,16 +1,25 @@
 """Enrolment: find the voice pack, inside Kokoro's style space, that sounds most like a recording.
 
-Steps (each candidate is rendered and scored by the speaker encoder against the recording):
+The recording is first checked (checks.py: noise, music, reverberation, two speakers, length)
+and split (guard.py): a fit part, which every step below may use, and a judged part, which
+only the guard at the end hears.
+
+Steps (each candidate is rendered and scored by the speaker encoder against the fit part):
 1. the nearest stock voice by the shipped stock profiles;
 2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
    fitted so that the blend of the stock embeddings approaches the recording's embedding;
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
-5. while the time budget lasts: refits of the fitted blend (the goal embedding moved by what
+5. while the search's time budget lasts: refits of the fitted blend (the goal embedding moved by what
    the last fitted blend's speech missed), then random blends around the best one (Dirichlet
    weights over the top voices).
-The best-scoring candidate is kept; bench/bench_enroll.py shows what each step does to an
+6. the style fit (style_fit.py): dims 0-127 of the search's best moved, without gradients,
+   so the decoder's speech matches the fit part's frames (channel-robust, text-free loss);
+7. the guard: the nearest stock voice, the blends, the search's best and the fitted style are judged on
+   the judged part by two measures (guard.py); a made voice is kept only if it beats the
+   nearest stock voice by both, else that stock voice is kept and the user is told.
+bench/bench_enroll.py shows what each step does to an
 independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
 the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
 """
@@ -29,6 +38,7 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError
+from tray_reader.voices import checks, guard
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats
@@ -39,6 +49,9 @@ from tray_reader.voices.stock_profiles import StockProfiles
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
 
+JUDGE_SECONDS = 10.0
+"""About what the guard's renders take, for the progress fraction."""
+
 Progress = Callable[[float, str], None]
 """Called with (fraction done 0..1, what is happening)."""
 
@@ -47,8 +60,11 @@ Progress = Callable[[float, str], None]
 class EnrollSettings:
     """How hard enrolment works."""
 
-    budget_seconds: float = 60.0
-    """Wall-clock time for the whole search; the best candidate so far is kept when it ends."""
+    budget_seconds: float = 50.0
+    """Wall-clock time for the blend search; the best candidate so far is kept when it ends."""
+    fit_seconds: float = 35.0
+    """Wall-clock time for the style fit after the search (0: no fit); the guard then judges
+    (a few renders), so enrolment takes about budget + fit + 10 s."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -83,6 +99,8 @@ class Candidate:
     """Stock voice -> weight of the second half (prosody predictor style)."""
     speed: float = 1.0
     """Kokoro speed to speak it at."""
+    pack: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """A pack made directly (a fitted style), used instead of the blends when set."""
 
 
 @dataclass(frozen=True)
@@ -90,9 +108,9 @@ class EnrollResult:
     """The voice found and how close it got."""
 
     pack: np.ndarray
-    """The voice pack, float32 [510, 1, 256]."""
+    """The voice pack, float32 [510, 1, 256]: the guard's choice."""
     best: Candidate
-    """The recipe of `pack`."""
+    """The recipe of `pack` (the guard's choice)."""
     initial: Candidate
     """The recipe of the initial top-k blend."""
     before_search: Candidate
@@ -113,11 +131,29 @@ class EnrollResult:
     """The search was cancelled before its budget ended."""
     tried: tuple[tuple[str, float], ...] = field(default=())
     """(label, similarity) of every candidate, in order."""
+    searched: Candidate | None = None
+    """The search's best candidate by the encoder on the fit part (before the guard)."""
+    fitted: Candidate | None = None
+    """The style fit's result (before the guard), if the fit ran."""
+    verdict: guard.Verdict | None = None
+    """The guard's judgements on the judged part and what it kept."""
+    fit_seconds: float = 0.0
+    """Speech the search and fit used."""
+    judged_seconds: float = 0.0
+    """Speech held back for the guard."""
+
+    @property
+    def fell_back(self) -> bool:
+        """The guard kept the nearest stock voice."""
+        return self.verdict is not None and self.verdict.kept == 0
 
     def summary(self) -> str:
+        if self.verdict is None:
+            return f"nearest stock voice {self.nearest_stock}"
+        v = self.verdict
         return (
-            f"similarity to your recording {self.similarity:.2f}; "
-            f"nearest stock voice {self.nearest_stock} {self.nearest_similarity:.2f}"
+            f"{v.message}. Score on the held-back part: MFCC distance {v.chosen.ahs:.3f} "
+            f"(nearest stock voice {self.nearest_stock}: {v.stock.ahs:.3f})"
         )
 
 
@@ -129,6 +165,8 @@ def blend(weights: dict[str, float]) -> np.ndarray:
 
 
 def build_pack(c: Candidate) -> np.ndarray:
+    if c.pack is not None:
+        return c.pack
     pack = blend(c.timbre)
     pack[..., 128:] = blend(c.prosody)[..., 128:]
     return pack
@@ -197,7 +235,8 @@ def match(
     profiles = profiles.without(set(settings.exclude))
     if len(profiles.names) == 0:
         raise EnrollmentError("No stock voices are left to enrol from.")
-    target = embedder.embed(recording.speech16k)
+    fit16k, judged16k = guard.split(recording.speech16k)
+    target = embedder.embed(fit16k)
     sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
@@ -209,7 +248,8 @@ def match(
         progress(min(1.0, fraction), message)
 
     def elapsed_fraction() -> float:
-        return (time.monotonic() - t0) / max(settings.budget_seconds, 1e-6)
+        total = settings.budget_seconds + settings.fit_seconds + JUDGE_SECONDS
+        return (time.monotonic() - t0) / max(total, 1e-6)
 
     step(0.0, f"nearest stock voice: {nearest}")
     single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
@@ -236,9 +276,10 @@ def match(
         return {n: x / total for n, x in fitted.items()}
 
     fitted_embedding = None
+    fitted_candidate: Candidate | None = None
     if settings.fit_blend:
         fitted = fitted_blend(target.astype(np.float64))
-        c = Candidate("encoder-fitted blend", fitted, fitted)
+        c = fitted_candidate = Candidate("encoder-fitted blend", fitted, fitted)
         step(elapsed_fraction(), "trying a blend fitted in the encoder's space")
         s, audio = search.score(c)
         fitted_embedding = search.last_embedding
@@ -255,7 +296,7 @@ def match(
         return time.monotonic() >= deadline
 
     if settings.match_pitch and not out_of_time():
-        f0, _spread = pitch_stats(recording.speech16k)
+        f0, _spread = pitch_stats(fit16k)
         if f0 > 0:
             dist = np.abs(np.log2(np.maximum(profiles.f0, 1.0) / f0))
             near = np.argsort(dist)[:3]
@@ -314,7 +355,25 @@ def match(
                 best, best_sim, best_audio = c, s, audio
     else:
         stopped = cancel.is_set()
-    step(1.0, f"done: similarity {best_sim:.2f}")
+
+    searched = best
+    fitted_style = None
+    if settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None:
+        fitted_style = _fit_style(renderer, best, texts, fit16k, settings, cancel, step, elapsed_fraction)
+    judged: list[Candidate] = [single]
+    for option in (initial, fitted_candidate, before_search, best, fitted_style):
+        if option is not None and all(option.label != p.label for p in judged):
+            judged.append(option)
+    step(0.97, f"judging {len(judged)} voices on the part of your recording held back from the fit")
+    verdict = guard.decide(
+        nearest,
+        [c.label for c in judged],
+        lambda i: renderer.render16k(build_pack(judged[i]), judged[i].speed, [guard.JUDGE_TEXT]),
+        judged16k,
+        embedder,
+    )
+    best = judged[verdict.kept]
+    step(1.0, f"done: {verdict.message}")
     return EnrollResult(
         pack=build_pack(best),
         best=best,
@@ -328,6 +387,41 @@ def match(
         seconds=time.monotonic() - t0,
         stopped_early=stopped,
         tried=tuple(search.tried),
+        searched=searched,
+        fitted=fitted_style,
+        verdict=verdict,
+        fit_seconds=len(fit16k) / 16_000,
+        judged_seconds=len(judged16k) / 16_000,
+    )
+
+
+def _fit_style(
+    renderer: VoiceRenderer,
+    start: Candidate,
+    texts: Sequence[str],
+    fit16k: np.ndarray,
+    settings: EnrollSettings,
+    cancel: threading.Event,
+    step: Progress,
+    elapsed_fraction: Callable[[], float],
+) -> Candidate:
+    from tray_reader.voices.style_fit import FitSettings, StyleFit
+
+    ids = [i for chunk in renderer.ids(" ".join(texts)) for i in chunk]
+    fit = StyleFit(renderer.engine, ids, build_pack(start), fit16k, FitSettings(seed=settings.seed))
+    deadline = time.monotonic() + settings.fit_seconds
+
+    def report(n: int, loss: float) -> None:
+        left = max(0.0, deadline - time.monotonic())
+        step(
+            min(0.96, elapsed_fraction()),
+            f"fitting the voice to your recording (step {n}, {left:.0f} s left)",
+        )
+
+    step(min(0.96, elapsed_fraction()), "fitting the voice to your recording")
+    result = fit.run(deadline, cancel, report)
+    return Candidate(
+        f"fitted style from {start.label}", start.timbre, start.prosody, start.speed, pack=result.pack
     )
 
 
@@ -378,10 +472,27 @@ class Enroller:
                 "Enrolment needs your confirmation that the voice is your own or used with permission."
             )
         library.check_new_name(name)
+        checks.check_sound(recording.speech16k, recording.speech_seconds, text)
+        checks.check_one_speaker(recording.speech16k, self.embedder)
         settings = settings or EnrollSettings()
         result = match(
             recording, self.renderer, self.embedder, self.profiles, text, settings, progress, cancel
         )
+        verdict = result.verdict
+        judged: dict = {}
+        if verdict is not None:
+            judged = {
+                "kept": verdict.chosen.label,
+                "fell_back": result.fell_back,
+                "guard": verdict.message,
+                "judged_seconds": round(result.judged_seconds, 2),
+                "fit_seconds": round(result.fit_seconds, 2),
+                "ahs": round(verdict.chosen.ahs, 4),
+                "enc": round(verdict.chosen.enc, 4),
+                "stock_ahs": round(verdict.stock.ahs, 4),
+                "stock_enc": round(verdict.stock.enc, 4),
+                "candidates": [[j.label, round(j.enc, 4), round(j.ahs, 4)] for j in verdict.judgements],
+            }
         info = VoiceInfo(
             name=name,
             kind="enrolled",
@@ -396,6 +507,7 @@ class Enroller:
                 "nearest_similarity": round(result.nearest_similarity, 4),
                 "speech_seconds": round(recording.speech_seconds, 2),
                 "snr_db": round(min(recording.snr_db, 99.0), 1),
+                "judged": judged,
             },
             settings={
                 "speed": round(result.best.speed, 3),

@@ -1,0 +1,172 @@
+"""The guard and the recording checks, on real renders: a made voice is kept only if it is
+closer to speech it never saw; bad recordings are refused with their own message, nothing saved."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soxr
+
+from tray_reader import model_files
+from tray_reader.errors import EnrollmentError
+from tray_reader.voices import guard, stock_profiles
+from tray_reader.voices.embedder import SpeakerEmbedder
+from tray_reader.voices.enroll import Candidate, Enroller, build_pack
+from tray_reader.voices.library import VoiceLibrary
+from tray_reader.voices.preprocess import prepare
+from tray_reader.voices.render import VoiceRenderer
+
+TEXT_A = (
+    "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
+    "The rainbow is a division of white light into many beautiful colours."
+)
+TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
+
+
+@pytest.fixture(scope="module")
+def enroller(engine, phonemizer):
+    from tray_reader.text.frontend import TextFrontEnd
+
+    return Enroller(
+        VoiceRenderer(engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()
+    )
+
+
+@pytest.fixture(scope="module")
+def heart(enroller):
+    """af_heart reading TEXT_A, 24 kHz."""
+    return enroller.renderer.render(model_files.stock_pack("af_heart"), 1.0, [TEXT_A])
+
+
+def telephone(x: np.ndarray, rate: int) -> np.ndarray:
+    """300-3400 Hz band, 8 kHz samples: a phone line."""
+    spec = np.fft.rfft(x.astype(np.float64))
+    f = np.maximum(np.fft.rfftfreq(len(x), 1 / rate), 1.0)
+    spec *= 1 / (1 + (300 / f) ** 8) / (1 + (f / 3400) ** 8)
+    return soxr.resample(np.fft.irfft(spec, len(x)), rate, 8000).astype(np.float32)
+
+
+def test_split_is_disjoint_and_holds_back_enough():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=16_000 * 12).astype(np.float32)
+    x[16_000 * 7 : 16_000 * 7 + 800] = 0  # a pause near two thirds
+    fit, judged = guard.split(x)
+    assert len(fit) + len(judged) == len(x)
+    assert np.array_equal(np.concatenate([fit, judged]), x)
+    assert len(judged) >= guard.MIN_JUDGE_SECONDS * 16_000
+    assert abs(len(fit) - (16_000 * 7 + 400)) <= 16_000 * 0.03  # cut in the pause
+
+
+def test_band_limit_follows_a_telephone_recording(heart):
+    band = guard.band_gain(soxr.resample(telephone(heart, 24_000), 8000, 16_000))
+    freqs, gain = band
+    inside = freqs[gain > 0]
+    assert 150 < inside.min() < 450 and 3000 < inside.max() < 4200
+
+
+def test_guard_falls_back_when_the_made_voice_is_further(enroller, heart):
+    """A made voice that drifted away (here a blend towards a male voice) is not kept."""
+    recording = prepare(telephone(heart, 24_000), 8000)
+    _fit, judged = guard.split(recording.speech16k)
+    stock = Candidate("stock af_heart", {"af_heart": 1.0}, {"af_heart": 1.0})
+    drifted = Candidate("fitted style", {"af_heart": 0.5, "am_adam": 0.5}, {"af_heart": 1.0})
+    pool = [stock, drifted]
+    verdict = guard.decide(
+        "af_heart",
+        [c.label for c in pool],
+        lambda i: enroller.renderer.render16k(build_pack(pool[i]), 1.0, [guard.JUDGE_TEXT]),
+        judged,
+        enroller.embedder,
+    )
+    assert verdict.kept == 0 and verdict.chosen.label == "stock af_heart"
+    assert "kept the nearest stock voice af_heart" in verdict.message
+    assert not verdict.judgements[1].beats(verdict.judgements[0])
+
+
+def test_guard_keeps_a_made_voice_that_is_closer_by_both_measures(enroller, heart):
+    recording = prepare(telephone(heart, 24_000), 8000)
+    _fit, judged = guard.split(recording.speech16k)
+    far = Candidate("stock am_adam", {"am_adam": 1.0}, {"am_adam": 1.0})
+    close = Candidate("made", {"af_heart": 0.9, "am_adam": 0.1}, {"af_heart": 1.0})
+    pool = [far, close]
+    verdict = guard.decide(
+        "am_adam",
+        [c.label for c in pool],
+        lambda i: enroller.renderer.render16k(build_pack(pool[i]), 1.0, [guard.JUDGE_TEXT]),
+        judged,
+        enroller.embedder,
+    )
+    assert verdict.kept == 1 and verdict.message.startswith("kept made")
+    assert verdict.chosen.ahs < verdict.stock.ahs and verdict.chosen.enc > verdict.stock.enc
+
+
+def _reverb(x: np.ndarray, rate: int, rt60: float = 1.2) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    t = np.arange(int(rt60 * rate)) / rate
+    rir = rng.normal(size=len(t)) * np.exp(-6.9 * t / rt60)
+    rir[0] = 3.0
+    y = np.convolve(x, rir)[: len(x)]
+    return (0.3 * y / np.max(np.abs(y))).astype(np.float32)
+
+
+def _music(seconds: float = 12.0, rate: int = 16_000) -> np.ndarray:
+    rng = np.random.default_rng(2)
+    t = np.arange(int(0.4 * rate)) / rate
+    notes = []
+    for _ in range(int(seconds / 0.4)):
+        f = 220 * 2 ** (int(rng.integers(0, 12)) / 12)
+        env = np.minimum(1, t / 0.02) * np.exp(-2 * t)
+        notes.append(0.2 * env * sum(np.sin(2 * np.pi * f * h * t) / h for h in range(1, 8)))
+    return np.concatenate(notes).astype(np.float32)
+
+
+def _bad(name: str, enroller: Enroller, heart: np.ndarray) -> tuple[np.ndarray, int, str | None]:
+    r = enroller.renderer
+    if name == "noise":
+        return (0.1 * np.random.default_rng(0).normal(size=12 * 16_000)).astype(np.float32), 16_000, None
+    if name == "music":
+        return _music(), 16_000, None
+    if name == "two speakers":
+        other = r.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A])
+        return np.concatenate([heart, other]), 24_000, None
+    if name == "reverb":
+        return _reverb(heart, 24_000), 24_000, TEXT_A
+    if name == "clipping":
+        return np.clip(heart * 40, -1, 1), 24_000, TEXT_A
+    if name == "shorter":
+        return heart, 24_000, " ".join([TEXT_A] * 3)
+    if name == "longer":
+        return heart, 24_000, TEXT_B[:30]
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("noise", "does not sound like speech"),
+        ("music", "music"),
+        ("two speakers", "more than one person"),
+        ("reverb", "echoes"),
+        ("clipping", "clipped"),
+        ("shorter", "much shorter than its text"),
+        ("longer", "much longer than its text"),
+    ],
+)
+def test_bad_recordings_are_refused_with_their_own_message_and_nothing_is_saved(
+    enroller, heart, tmp_path, name, message
+):
+    samples, rate, text = _bad(name, enroller, heart)
+    lib = VoiceLibrary(tmp_path)
+    with pytest.raises(EnrollmentError, match=message):
+        enroller.enroll(lib, "me", prepare(samples, rate), consent=True, text=text)
+    assert [v.name for v in lib.list() if v.kind != "stock"] == []
+    assert not (tmp_path / "voices").exists() or not any((tmp_path / "voices").iterdir())
+
+
+def test_clean_speech_passes_the_checks(enroller, heart):
+    from tray_reader.voices import checks
+
+    rec = prepare(heart, 24_000)
+    m = checks.check_sound(rec.speech16k, rec.speech_seconds, TEXT_A)
+    assert m.voiced > checks.MIN_VOICED and m.steady < checks.MAX_STEADY
+    assert checks.check_one_speaker(rec.speech16k, enroller.embedder) > checks.TWO_SPEAKER_COSINE

@@ -1,0 +1,95 @@
+"""The style fit: a channel-robust loss, and SPSA that moves towards a voice it can reach."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import soxr
+
+from tray_reader import model_files
+from tray_reader.voices import style_fit
+from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+from tray_reader.voices.style_fit import FitSettings, StyleFit
+
+TEXT = "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow."
+
+
+@pytest.fixture(scope="module")
+def split_engine():
+    from tray_reader.speech.engine import KokoroEngine
+
+    engine = KokoroEngine.load(2, fast=False)
+    if engine.decoder is None:
+        pytest.skip("the model could not be split")
+    return engine
+
+
+@pytest.fixture(scope="module")
+def ids(phonemizer):
+    from tray_reader.text.frontend import TextFrontEnd
+
+    front = TextFrontEnd(phonemizer)
+    return [i for chunk in front.chunks(TEXT) for i in front.ids(chunk.phonemes)]
+
+
+def test_the_subspace_spans_real_differences_between_stock_voices():
+    directions, spread = style_fit.subspace(6)
+    assert directions.shape == (6, 128) and np.all(np.diff(spread) <= 0) and spread[0] > 0
+    unit = directions / np.linalg.norm(directions, axis=1, keepdims=True)
+    assert np.allclose(unit @ unit.T, np.eye(6), atol=1e-4)
+
+
+def test_the_loss_ignores_a_fixed_channel_but_not_another_voice(split_engine, ids):
+    def speak(name: str) -> np.ndarray:
+        audio = split_engine.synthesize(ids, model_files.stock_pack(name), 1.0)
+        return soxr.resample(audio, 24_000, 16_000).astype(np.float32)
+
+    heart, other = speak("af_heart"), speak("am_adam")
+    spec = np.fft.rfft(heart.astype(np.float64))
+    f = np.fft.rfftfreq(len(heart), 1 / 16_000)
+    tilted = np.fft.irfft(spec * (1 + 2 * (f / 8000)) * 0.3, len(heart)).astype(np.float32)  # EQ and gain
+    bands = np.ones(40, bool)
+    a, b, c = (style_fit.frames(x, bands) for x in (heart, tilted, other))
+    same = style_fit.nearest_frame_distance(a, b)
+    different = style_fit.nearest_frame_distance(a, c)
+    assert same < 0.5 * different
+
+
+def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_path):
+    start = model_files.stock_pack("af_heart")
+    directions, _ = style_fit.subspace(2)
+    goal = np.array([1.2, -1.0])
+    target = start.copy()
+    target[:, 0, :128] += (goal.astype(np.float32) @ directions)[None, :]
+    recording = soxr.resample(split_engine.synthesize(ids, target, 1.0), 24_000, 16_000).astype(np.float32)
+    settings = FitSettings(dims=2, max_norm=2.0, perturbation=0.3, first_step=0.5, check_every=2, max_steps=6)
+    fit = StyleFit(split_engine, ids, start, recording, settings)
+    result = fit.run(time.monotonic() + 600)
+    assert result.steps == 6 and result.evaluations == 1 + 2 * 6 + 3
+    assert result.loss < result.start_loss
+    assert float(np.dot(result.z, goal)) > 0  # moved towards the goal, not away
+    assert np.linalg.norm(result.z) <= settings.max_norm + 1e-6
+    assert result.pack.shape == start.shape and np.array_equal(result.pack[..., 128:], start[..., 128:])
+
+    # A fitted voice survives export and import bit for bit, with its info.
+    lib = VoiceLibrary(tmp_path / "a")
+    info = VoiceInfo(
+        name="fitted",
+        kind="enrolled",
+        method="fitted style from stock af_heart",
+        scores={"judged": {"kept": "fitted style from stock af_heart", "ahs": 0.5, "stock_ahs": 0.6}},
+        settings={"speed": 1.0, "fit_z": [round(float(x), 4) for x in result.z]},
+        consent=True,
+    )
+    saved = lib.save(info, result.pack)
+    lib.export("fitted", tmp_path / "fitted.npz")
+    other = VoiceLibrary(tmp_path / "b")
+    back = other.import_file(tmp_path / "fitted.npz")
+    assert np.array_equal(other.pack("fitted"), result.pack)
+    assert (
+        back.scores == saved.scores
+        and back.settings == saved.settings
+        and back.pack_sha256 == saved.pack_sha256
+    )

@@ -1,0 +1,160 @@
+"""Is this one person speaking, recorded well enough to make a voice from? (numpy; the
+speaker check also uses the speaker encoder.)
+
+Each refusal raises EnrollmentError with what to do; nothing is saved. The measures:
+
+* voiced fraction: the share of 20 ms speech frames with a clear pitch period
+  (normalised autocorrelation peak > 0.5). Noise has almost none; speech about a third to
+  three quarters.
+* pitch steadiness: music (and a held tone) stays on one pitch for long stretches; speech
+  glides. The share of voiced frames whose pitch is within 1 % of the frame before.
+* tail decay: at the ends of words, dry speech falls 20-40 dB within 100 ms; in a
+  reverberant room the tail hides that fall. The 98th percentile of the level's fall over
+  100 ms, counted only when the recording is quiet enough between words for the fall to be
+  seen.
+* one speaker: 2 s segments embedded by the speaker encoder and split into two groups; two
+  groups that are each large and far apart are two people.
+* length: the speech time against the time the text given takes to read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tray_reader.errors import EnrollmentError
+from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+
+RATE = 16_000
+FRAME = 320  # 20 ms
+HOP10 = 160  # 10 ms, for the level's fall
+
+MIN_VOICED = 0.12
+"""Below this voiced fraction the recording is noise, whispering or no speech."""
+MAX_STEADY = 0.75
+"""Above this share of steady-pitch voiced frames (with many voiced frames) it is music or a tone."""
+MIN_FALL_DB = 15.0
+"""A 98th-percentile 100 ms fall below this, with pauses deep enough to show one, is heavy
+reverberation (dry speech: 24-45 dB on the bench's real speakers; a 1 s reverb tail: 10 dB)."""
+MIN_PAUSE_DEPTH_DB = 18.0
+"""Pauses at least this far below the speech: a missing fall is then the room, not noise."""
+SEGMENT_SECONDS = 2.0
+TWO_SPEAKER_COSINE = 0.7
+"""Two groups of segments whose mean embeddings are less alike than this are two speakers."""
+CHARS_PER_SECOND = 14.0
+"""A typical reading rate (about 150 words a minute) for the length check."""
+LENGTH_RATIO = 2.0
+"""A recording this many times shorter or longer than its text's reading time is refused."""
+
+
+@dataclass(frozen=True)
+class SpeechMeasures:
+    """What the checks measured on a recording (kept with the voice's info for support)."""
+
+    voiced: float
+    """Share of frames with a clear pitch period."""
+    steady: float
+    """Share of voiced frames on the same pitch as the frame before."""
+    fall_db: float
+    """98th percentile of the level's fall over 100 ms (dB)."""
+    pause_depth_db: float
+    """Speech level minus the quiet between words (dB): how well a fall can be seen."""
+
+
+def _frames(x: np.ndarray, size: int, hop: int) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) < size:
+        x = np.concatenate([x, np.zeros(size - len(x))])
+    return np.lib.stride_tricks.sliding_window_view(x, size)[::hop]
+
+
+def pitch_track(x16k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(F0 Hz per 20 ms frame or 0, voicing strength, frame level dB) by autocorrelation."""
+    size = 640
+    frames = _frames(x16k, size, FRAME)
+    frames = frames - frames.mean(axis=1, keepdims=True)
+    level = 10 * np.log10((frames**2).mean(axis=1) + 1e-12)
+    spec = np.fft.rfft(frames * np.hanning(size), n=2 * size, axis=-1)
+    ac = np.fft.irfft(np.abs(spec) ** 2, axis=-1)[:, :size]
+    ac = ac / (ac[:, :1] + 1e-12)
+    lo, hi = RATE // 500, RATE // 60
+    lag = lo + np.argmax(ac[:, lo:hi], axis=1)
+    strength = ac[np.arange(len(ac)), lag]
+    f0 = np.where(strength > 0.5, RATE / lag, 0.0)
+    return f0, strength, level
+
+
+def measure(x16k: np.ndarray) -> SpeechMeasures:
+    f0, _strength, level = pitch_track(x16k)
+    loud = level > np.percentile(level, 95) - 30
+    voiced_frames = (f0 > 0) & loud
+    voiced = float(voiced_frames.sum() / max(1, loud.sum()))
+    both = voiced_frames[1:] & voiced_frames[:-1]
+    same = np.abs(np.log2(np.maximum(f0[1:], 1) / np.maximum(f0[:-1], 1))) < 0.0145
+    steady = float((both & same).sum() / max(1, both.sum()))
+    lv = 10 * np.log10((_frames(x16k, HOP10 * 2, HOP10) ** 2).mean(axis=1) + 1e-12)
+    fall = lv[:-10] - lv[10:]
+    fall_db = float(np.percentile(fall, 98)) if len(fall) else 0.0
+    pause_depth = float(np.percentile(lv, 95) - np.percentile(lv, 5))
+    return SpeechMeasures(voiced, steady, fall_db, pause_depth)
+
+
+def check_sound(x16k: np.ndarray, speech_seconds: float, text: str | None = None) -> SpeechMeasures:
+    """Refuse noise, music, heavy reverberation and a length far from the text's; the measures."""
+    m = measure(x16k)
+    if m.voiced < MIN_VOICED:
+        raise EnrollmentError(
+            f"This does not sound like speech (only {m.voiced:.0%} of it has a voice's pitch): "
+            "it may be noise, hiss or whispering. Record yourself reading aloud in a quiet room."
+        )
+    if m.steady > MAX_STEADY and m.voiced > 0.6:
+        raise EnrollmentError(
+            "This sounds like music or a held tone, not speech (the pitch stays on one note "
+            f"{m.steady:.0%} of the time). Record your speaking voice with no music playing."
+        )
+    if m.pause_depth_db > MIN_PAUSE_DEPTH_DB and m.fall_db < MIN_FALL_DB:
+        raise EnrollmentError(
+            "The room echoes too much: the ends of words ring on "
+            f"(the sound falls only {m.fall_db:.0f} dB in 0.1 s). Record in a smaller or softer "
+            "room (curtains, a sofa), closer to the microphone."
+        )
+    if text and text.strip():
+        expected = len(" ".join(text.split())) / CHARS_PER_SECOND
+        if speech_seconds * LENGTH_RATIO < expected:
+            raise EnrollmentError(
+                f"The recording is much shorter than its text: {speech_seconds:.0f} s of speech for "
+                f"about {expected:.0f} s of reading. Read the whole passage, or give the text you read."
+            )
+        if speech_seconds > expected * LENGTH_RATIO + 3:
+            raise EnrollmentError(
+                f"The recording is much longer than its text: {speech_seconds:.0f} s of speech for "
+                f"about {expected:.0f} s of reading. Record only the passage, or give all the words said."
+            )
+    return m
+
+
+def check_one_speaker(x16k: np.ndarray, embedder: SpeakerEmbedder) -> float:
+    """Refuse a recording of two people; the cosine between its two most different groups."""
+    seg = int(SEGMENT_SECONDS * RATE)
+    n = len(x16k) // seg
+    if n < 4:
+        return 1.0
+    embs = np.stack([embedder.embed(x16k[i * seg : (i + 1) * seg]) for i in range(n)]).astype(np.float64)
+    # Two-means on the unit sphere, started from the two least alike segments.
+    sims = embs @ embs.T
+    i, j = np.unravel_index(np.argmin(sims), sims.shape)
+    centres = embs[[i, j]]
+    for _ in range(10):
+        group = np.argmax(embs @ centres.T, axis=1)
+        if group.min() == group.max():
+            return 1.0
+        centres = np.stack([embs[group == g].mean(axis=0) for g in (0, 1)])
+    small = min(int((group == 0).sum()), int((group == 1).sum()))
+    between = cosine(centres[0], centres[1])
+    if small >= max(2, n // 4) and between < TWO_SPEAKER_COSINE:
+        raise EnrollmentError(
+            "This sounds like more than one person speaking. Record only your own voice, "
+            "with no one else talking and no radio or TV in the background."
+        )
+    return between
