@@ -175,6 +175,8 @@ class StyleFit:
             self.style(z),
             plan,
             (a, b),
+            None,
+            lambda: b - a,  # one window: never asked
         )
         out = np.concatenate(list(pieces))
         self.evaluations += 1
