@@ -14,11 +14,15 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tray_reader.speechd import protocol, spoken, ssml
 from tray_reader.speechd.protocol import Command, MessageType
 from tray_reader.speechd.speaker import Speaker, Voice
 from tray_reader.speechd.spoken import Capitals, Punctuation
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +107,7 @@ class VoiceCatalog:
         from tray_reader.voices.library import VoiceLibrary
 
         self.library = library if isinstance(library, VoiceLibrary) else VoiceLibrary()
-        self._packs: dict[str, object] = {}
+        self._packs: dict[str, np.ndarray] = {}
         self._names: list[str] | None = None
 
     def names(self) -> list[str]:
@@ -129,7 +133,7 @@ class VoiceCatalog:
             return "bf_emma"
         return self.default()
 
-    def pack(self, name: str):  # noqa: ANN201 - numpy array
+    def pack(self, name: str) -> np.ndarray:
         if name not in self._packs:
             self._packs[name] = self.library.pack(name)
         return self._packs[name]

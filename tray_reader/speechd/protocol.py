@@ -136,7 +136,7 @@ def rate_to_speed(rate: int) -> float:
     """speech-dispatcher's rate (-100..100, 0 normal) as tray-reader's speed: a factor of
     two either way, even steps in log scale (as espeak's words per minute feel)."""
     rate = max(-100, min(100, rate))
-    return 2.0 ** (rate / 100.0)
+    return float(2.0 ** (rate / 100.0))
 
 
 def volume_to_gain(volume: int) -> float:
@@ -153,7 +153,7 @@ PITCH_OCTAVES = 0.5
 def pitch_to_factor(pitch: int) -> float:
     """speech-dispatcher's pitch (-100..100, 0 normal) as a factor on the voice's f0."""
     pitch = max(-100, min(100, pitch))
-    return 2.0 ** (PITCH_OCTAVES * pitch / 100.0)
+    return float(2.0 ** (PITCH_OCTAVES * pitch / 100.0))
 
 
 def parse_int(value: str, low: int = -100, high: int = 100) -> int | None:

@@ -11,9 +11,14 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+
+if TYPE_CHECKING:  # these load models when imported
+    from tray_reader.voices.enroll import EnrollResult, EnrollSettings
+    from tray_reader.voices.record import AudioSource
 
 Out = Callable[[str], None]
 
@@ -128,7 +133,7 @@ def _progress(err: Out) -> Callable[[float, str], None]:
     return report
 
 
-def _enroll_settings(budget: float | None):  # -> EnrollSettings, imported lazily (loads models)
+def _enroll_settings(budget: float | None) -> EnrollSettings:
     from tray_reader.voices.enroll import EnrollSettings
 
     if budget is not None and not 0 <= budget <= 3600:
@@ -141,7 +146,7 @@ def _enroll_settings(budget: float | None):  # -> EnrollSettings, imported lazil
     return EnrollSettings(budget_seconds=budget * share, fit_seconds=budget * (1 - share))
 
 
-def _report(info: VoiceInfo, result, out: Out) -> None:
+def _report(info: VoiceInfo, result: EnrollResult, out: Out) -> None:
     out(f"enrolled {info.name}: {result.summary()}")
     for w in info.checks:
         out(f"note: {w}")
@@ -187,7 +192,7 @@ def record_and_add(
     yes: bool,
     budget: float | None,
     seconds: float,
-    source=None,  # AudioSource; the microphone by default
+    source: AudioSource | None = None,  # the microphone by default
     wait_for_enter: Callable[[], object] = input,
     threads: int | None = None,
     out: Out = print,

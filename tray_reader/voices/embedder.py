@@ -71,7 +71,7 @@ def log_mel(wav16k: np.ndarray) -> np.ndarray:
     frames = np.lib.stride_tricks.sliding_window_view(y, N_FFT)[::HOP][:n_frames]
     spec = np.abs(np.fft.rfft(frames * _frame_window(), axis=-1)) ** 2
     mel = spec @ mel_filterbank().T
-    return np.log10(mel + 1e-10).astype(np.float32)
+    return np.asarray(np.log10(mel + 1e-10).astype(np.float32))
 
 
 def feature_windows(feat: np.ndarray) -> np.ndarray:
@@ -83,7 +83,7 @@ def feature_windows(feat: np.ndarray) -> np.ndarray:
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    return v / (np.linalg.norm(v, axis=-1, keepdims=True) + 1e-12)
+    return np.asarray(v / (np.linalg.norm(v, axis=-1, keepdims=True) + 1e-12))
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -138,7 +138,7 @@ def _npy_bytes(pack: np.ndarray) -> bytes:
 
 def _load_npy(data: bytes) -> np.ndarray:
     try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
+        return np.asarray(np.load(io.BytesIO(data), allow_pickle=False))
     except (ValueError, OSError, EOFError) as e:
         raise VoiceError(f"the pack is unreadable ({e})") from None
 

@@ -29,7 +29,7 @@ def _dct_matrix(n_in: int, n_out: int) -> np.ndarray:
     n = np.arange(n_in)[None, :]
     m = np.cos(np.pi * k * (2 * n + 1) / (2 * n_in)) * np.sqrt(2.0 / n_in)
     m[0] /= np.sqrt(2.0)
-    return m
+    return np.asarray(m)
 
 
 def _frames(x: np.ndarray, size: int, hop: int) -> np.ndarray:
@@ -47,7 +47,7 @@ def mfcc(x16k: np.ndarray) -> np.ndarray:
     energy = 10 * np.log10(power.sum(axis=1) + 1e-12)
     speech = energy > np.percentile(energy, 98) - 35
     ceps = logmel @ _dct_matrix(40, N_CEPS).T
-    return ceps[speech, 1:]
+    return np.asarray(ceps[speech, 1:])
 
 
 def _features(x16k: np.ndarray) -> np.ndarray:

@@ -71,7 +71,7 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
 def _frame_db(x: np.ndarray, frame: int) -> np.ndarray:
     n = len(x) // frame
     frames = x[: n * frame].reshape(n, frame).astype(np.float64)
-    return 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    return np.asarray(10 * np.log10(np.mean(frames**2, axis=1) + 1e-12))
 
 
 def speech_mask(x: np.ndarray, rate: int) -> tuple[np.ndarray, float, float]:

@@ -51,4 +51,6 @@ class VoiceRenderer:
         return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
     def render16k(self, pack: np.ndarray, speed: float, texts: Sequence[str]) -> np.ndarray:
-        return soxr.resample(self.render(pack, speed, texts), SAMPLE_RATE, EMBED_RATE).astype(np.float32)
+        return np.asarray(
+            soxr.resample(self.render(pack, speed, texts), SAMPLE_RATE, EMBED_RATE).astype(np.float32)
+        )

@@ -115,7 +115,7 @@ def frames(x16k: np.ndarray, bands: np.ndarray) -> np.ndarray:
     lm = log_mel(x16k)[:, bands].astype(np.float64) * np.log(10)
     level = lm.max(axis=1)
     lm = lm[level > np.percentile(level, 95) - np.log(10) * 3.5]  # within 35 dB of the loud frames
-    return lm - lm.mean(axis=0)
+    return np.asarray(lm - lm.mean(axis=0))
 
 
 def nearest_frame_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -157,7 +157,7 @@ class StyleFit:
     def style(self, z: np.ndarray) -> np.ndarray:
         row = self._row.copy()
         row[:TIMBRE] += z.astype(np.float32) @ self.directions
-        return row.reshape(1, 256)
+        return np.asarray(row.reshape(1, 256))
 
     def speak16k(self, z: np.ndarray, span: tuple[int, int] | None = None) -> np.ndarray:
         """16 kHz audio of frames `span` (default: the speech) with change `z`."""
@@ -180,7 +180,7 @@ class StyleFit:
         )
         out = np.concatenate(list(pieces))
         self.evaluations += 1
-        return soxr.resample(out, SAMPLE_RATE, EMBED_RATE).astype(np.float32)
+        return np.asarray(soxr.resample(out, SAMPLE_RATE, EMBED_RATE).astype(np.float32))
 
     def crop_loss(self, z: np.ndarray, span: tuple[int, int]) -> float:
         """Mean L1 distance of a crop's frames to their nearest fit frames."""
