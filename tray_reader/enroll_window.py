@@ -16,7 +16,6 @@ flow's state under its lock; the window polls it.
 from __future__ import annotations
 
 import enum
-import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tray_reader.errors import TrayReaderError
+from tray_reader.files import sha256
 from tray_reader.voices.job import EnrollmentJob, Progress
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.record import MAX_SECONDS, PASSAGE, AudioSource, record
@@ -229,7 +229,7 @@ class EnrollFlow:
         else:
             assert audio.samples is not None
             recording = prepare(audio.samples, audio.rate)
-            sha = hashlib.sha256(audio.samples.tobytes()).hexdigest()
+            sha = sha256(audio.samples.tobytes())
         if self._enroller is None:
             progress(0.0, "loading the voice models…")
             self._enroller = self._load_enroller()

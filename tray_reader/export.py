@@ -20,6 +20,7 @@ import numpy as np
 
 from tray_reader.documents import Chapter, chapters_from, load_document
 from tray_reader.errors import TrayReaderError
+from tray_reader.files import write_atomic
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
 
@@ -117,9 +118,7 @@ def _temporary(final: Path) -> Path:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = _temporary(path)
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def _safe_name(title: str) -> str:

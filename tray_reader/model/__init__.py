@@ -22,12 +22,12 @@ class DerivedDecoder:
     """The compiled operators the decoder needs, registered with its session."""
 
 
-def derived_decoders(fused: bool = True) -> Iterator[DerivedDecoder]:
+def derived_decoders() -> Iterator[DerivedDecoder]:
     """The usable derived decoders, best first; each is read only when asked for, so a
     fallback costs nothing unless the one before it fails to load. Never builds."""
     from tray_reader.model import cache
 
-    if fused and (variant := cache.cached_fused_decoder()) is not None:
+    if (variant := cache.cached_fused_decoder()) is not None:
         yield DerivedDecoder(DecoderKind.FUSED, *variant)
     if (data := cache.cached_decoder()) is not None:
         yield DerivedDecoder(DecoderKind.FAST, data)

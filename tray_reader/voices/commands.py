@@ -6,7 +6,6 @@ window can capture them.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_reader.errors import EnrollmentError, VoiceError
+from tray_reader.files import sha256
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 
 if TYPE_CHECKING:  # these load models when imported
@@ -236,7 +236,7 @@ def record_and_add(
         name,
         recording,
         consent=True,
-        source_sha256=hashlib.sha256(samples.tobytes()).hexdigest(),
+        source_sha256=sha256(samples.tobytes()),
         text=text,
         settings=settings,
         progress=_progress(err),

@@ -9,7 +9,6 @@ Export/import use one ``.npz`` file (the pack and the metadata as UTF-8 bytes), 
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -23,7 +22,7 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
-from tray_reader.files import write_atomic
+from tray_reader.files import sha256, write_atomic
 from tray_reader.paths import data_dir
 
 PACK_SHAPE = model_files.PACK_SHAPE
@@ -123,7 +122,7 @@ def check_pack(pack: object) -> np.ndarray:
 
 
 def pack_sha256(pack: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(pack, dtype=np.float32).tobytes()).hexdigest()
+    return sha256(np.ascontiguousarray(pack, dtype=np.float32).tobytes())
 
 
 def now_iso() -> str:
