@@ -363,7 +363,7 @@ def test_nothing_selected_prepares_nothing(rig):
     assert prepared == []
 
 
-def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
+def test_a_selection_made_while_reading_is_prepared_while_reading(rig):
     prepared: list[str] = []
     rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
     changed: list = []
@@ -374,10 +374,25 @@ def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
     _wait(lambda: app.state is AppState.SPEAKING)
     rig.clip.write("primary", "selected while reading")
     changed[0]()
-    time.sleep(0.5)
-    assert prepared == []  # never while reading
-    rig.gate.set()
     _wait(lambda: prepared == ["selected while reading"])
+    assert app.state is AppState.SPEAKING  # "read now" will switch to it at once
+    rig.gate.set()
+
+
+def test_a_selection_that_grows_without_a_new_owner_is_prepared_for_its_final_text(rig):
+    prepared: list[str] = []
+    rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
+    changed: list = []
+    rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
+    started(rig)
+    rig.clip.write("primary", "The")  # the drag begins: PRIMARY changes owner once
+    changed[0]()
+    for grown in ("The quick", "The quick brown", "The quick brown fox."):
+        time.sleep(0.4)  # the mouse moves on; no owner change
+        rig.clip.write("primary", grown)
+    _wait(lambda: prepared[-1:] == ["The quick brown fox."])
+    time.sleep(1.5)
+    assert prepared[-1] == "The quick brown fox." and prepared[0] == "The"
 
 
 def test_every_command_of_the_table_runs_through_dispatch_and_answers_with_the_status(rig):

@@ -78,11 +78,32 @@ TEXT = "Prepared ahead of time, the first words come at once. The rest follows a
 
 
 def _read_plainly(engine, phonemizer):
-    """A synthesiser over a counting engine, and TEXT read once without preparing."""
+    """A synthesiser over a counting engine, and TEXT read once without preparing (what
+    the read kept is dropped: the tests start from nothing prepared)."""
     counting = CountingEngine(engine)
     synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
     voice = fixed_voice(model_files.stock_pack("af_heart"))
-    return counting, synth, voice, list(synth.stream(TEXT, voice))
+    plain = list(synth.stream(TEXT, voice))
+    synth.prepared = None
+    return counting, synth, voice, plain
+
+
+def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine, phonemizer):
+    counting, synth, voice, plain = _read_plainly(engine, phonemizer)
+    chunks = len(counting.chunks)
+    cancel = threading.Event()
+    stream = synth.stream(TEXT, voice, cancel)
+    first = next(stream)  # a cold read, stopped after its first piece
+    assert not synth.served_prepared and synth.prepared_text == TEXT
+    cancel.set()
+    assert list(stream) == []
+    again = list(synth.stream(TEXT, voice))
+    assert synth.served_prepared and again[0] is first
+    assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by the first read
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    # Another text replaces it.
+    list(synth.stream("Something else.", voice))
+    assert synth.prepared_text == "Something else."
 
 
 def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):

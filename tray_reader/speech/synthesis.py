@@ -185,6 +185,16 @@ MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
 
+def _turns(items: Iterator[TextChunk], lock: threading.Lock) -> Iterator[TextChunk]:
+    """``items``, each made while holding ``lock``."""
+    while True:
+        with lock:
+            item = next(items, None)
+        if item is None:
+            return
+        yield item
+
+
 class Synthesizer:
     """Joins the text front end and the engine into one audio stream per request."""
 
@@ -198,6 +208,15 @@ class Synthesizer:
         """Whether the last `stream` began with prepared audio."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
+        self._frontend_lock = threading.Lock()
+        """The front end is not shared between threads: a read, the chunk it makes ahead
+        and a preparation (on the worker's preparing thread) take turns."""
+
+    @property
+    def prepared_text(self) -> str | None:
+        """The text whose first chunk is kept (prepared, or read last)."""
+        prepared = self.prepared
+        return None if prepared is None else prepared.text
 
     def prepare(
         self,
@@ -218,25 +237,31 @@ class Synthesizer:
         pack, speed = voice()
         if self.prepared is not None and self.prepared.matches(text, pack, speed):
             return True
-        self.prepared = None
-        for index, chunk in enumerate(self.frontend.chunks(text)):
-            ids = self.frontend.ids(chunk.phonemes)
-            if not ids:
-                continue
-            # The windows of a chunk heard at once (lead 0), as a read would have them:
-            # the first piece comes as early as possible, and a read that comes before
-            # the chunk is done never waits for a large window.
-            prepared = Prepared(
-                text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0)
-            )
-            for _ in prepared.replay():
-                if cancel.is_set():
-                    return False
-                if hurry.is_set():
-                    break
-            self.prepared = prepared
-            return True
-        return False
+        prepared = self._first_chunk(text, pack, speed)
+        if prepared is None:
+            return False
+        for _ in prepared.replay():
+            if cancel.is_set():
+                return False
+            if hurry.is_set():
+                break
+        self.prepared = prepared
+        return True
+
+    def _first_chunk(self, text: str, pack: np.ndarray, speed: float) -> Prepared | None:
+        """The first chunk of ``text`` that has ids, to be made (None: there is none).
+
+        Its windows are those of a chunk heard at once (lead 0), as a read has them: the
+        first piece comes as early as possible, and a read that comes before the chunk is
+        done never waits for a large window."""
+        chunks = _turns(self.frontend.chunks(text), self._frontend_lock)
+        for index, chunk in enumerate(chunks):
+            with self._frontend_lock:
+                ids = self.frontend.ids(chunk.phonemes)
+            if ids:
+                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0)
+                return Prepared(text, pack, speed, index + 1, [], audio)
+        return None
 
     def _chunk_audio(
         self,
@@ -255,10 +280,11 @@ class Synthesizer:
 
     def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""
-        for index, chunk in enumerate(self.frontend.chunks(text)):
+        for index, chunk in enumerate(_turns(self.frontend.chunks(text), self._frontend_lock)):
             if index < skip:
                 continue
-            ids = self.frontend.ids(chunk.phonemes)
+            with self._frontend_lock:
+                ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 yield chunk, ids
 
@@ -281,7 +307,15 @@ class Synthesizer:
         samples = 0
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
-        skip = prepared.chunks if prepared is not None and self.served_prepared else 0
+        if not self.served_prepared and len(text) <= MAX_PREPARED_CHARS:
+            # Made as a preparation would make it, and kept: the same text read again
+            # (the selection did not change) starts with this chunk's audio.
+            prepared = self._first_chunk(text, *voice())
+            if prepared is not None:
+                self.prepared = prepared
+        else:
+            prepared = prepared if self.served_prepared else None
+        skip = prepared.chunks if prepared is not None else 0
         pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
 
@@ -290,8 +324,8 @@ class Synthesizer:
             return 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
 
         try:
-            if prepared is not None and self.served_prepared:
-                pack, speed = voice()
+            if prepared is not None:
+                pack, speed = prepared.pack, prepared.speed
                 for ready in prepared.replay():
                     if cancel.is_set():
                         return
