@@ -162,6 +162,23 @@ def test_read_before_ready_is_refused_with_a_message(rig):
     assert app.state is AppState.WARMING
 
 
+def test_a_read_key_pressed_while_warming_is_read_once_ready(rig):
+    loading = threading.Event()
+    load = rig.parts.load_pipeline
+    rig.parts.load_pipeline = lambda *a: loading.wait(10) and load(*a)
+    rig.app = app = rig.make()
+    app.start()
+    rig.clip.data["primary"] = "pressed while warming"
+    rig.parts.hotkeys.press("read")
+    _wait(lambda: rig.parts.notifier.sent)  # told at once that it is coming
+    assert "getting ready" in rig.parts.notifier.sent[0][1]
+    rig.clip.data["primary"] = "selected later"  # what was selected at the key counts
+    assert app.state is AppState.WARMING and rig.pipeline.texts == []
+    loading.set()
+    _wait(lambda: rig.pipeline.texts == ["pressed while warming"])
+    assert app.status()["last_text"] == "pressed while warming"
+
+
 def test_queue_appends_now_replaces_stop_clears(rig):
     app = started(rig)
     rig.gate.clear()  # hold synthesis so the queue can be seen

@@ -19,6 +19,30 @@ SELECTION_STILL = 1.0
 """Seconds the text must stay the same before the looks stop (until the next owner)."""
 
 
+WARMING_NOTICE = "tray-reader is getting ready: it reads your selection in a moment."
+
+
+def warmed_read(
+    worker: Preparer, selection: Selection, quit: threading.Event, notify: Callable[[str, str], None]
+) -> str | None:
+    """A read key pressed while the model warms is not lost: the selection is taken now
+    (what was selected when the key was pressed), the user is told, and the read goes
+    ahead once the model is ready. None when it is ready already (the caller reads the
+    selection itself, as usual); the selection's SelectionError when nothing is selected."""
+    if worker.ready.is_set():
+        return None
+    text = selection.read()
+    notify("tray-reader", WARMING_NOTICE)
+    while not worker.ready.wait(0.05):
+        if quit.is_set() or getattr(worker, "error", None):
+            break  # the read then says why it cannot be done
+    return text
+
+
+class Selection(Protocol):
+    def read(self) -> str: ...
+
+
 class Preparer(Protocol):
     """The speech worker's side of it."""
 

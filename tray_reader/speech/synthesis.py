@@ -355,9 +355,9 @@ def load_synthesizer(
     warm_pack: np.ndarray,
     on_warning: Callable[[str], None] | None = None,
 ) -> Synthesizer:
-    """Build the pipeline and warm it: the model session and the phonemiser load in
-    parallel (both spend most of their time outside the GIL), then one short run warms
-    the session and the phonemiser's first call."""
+    """Build the pipeline and warm it. The engine (load, then one short run of each
+    session) and the front end (the phonemiser's load, then its first call) get ready in
+    parallel: the sessions' work is outside the GIL, most of the phonemiser's inside."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tray_reader.errors import ConfigError
@@ -371,12 +371,15 @@ def load_synthesizer(
         (on_warning or log.warning)(f"{e} (reading without your lexicon)")
         lexicon = Lexicon.empty()
 
-    with ThreadPoolExecutor(2) as pool:
-        engine_future = pool.submit(KokoroEngine.load, threads, fast=fast)
-        phonemizer = EnglishPhonemizer()
+    def engine_ready() -> KokoroEngine:
+        engine = KokoroEngine.load(threads, fast=fast)
+        engine.warm_up(warm_pack)
+        return engine
+
+    with ThreadPoolExecutor(1, thread_name_prefix="tray-reader-load") as pool:
+        engine_future = pool.submit(engine_ready)
+        frontend = TextFrontEnd(EnglishPhonemizer(), lexicon)
+        for chunk in frontend.chunks("Ready to read, warming up."):
+            frontend.ids(chunk.phonemes)
         engine = engine_future.result()
-    synth = Synthesizer(TextFrontEnd(phonemizer, lexicon), engine)
-    for _ in synth.stream("Ready to read, warming up.", fixed_voice(warm_pack)):
-        pass
-    engine.warm_up(warm_pack)
-    return synth
+    return Synthesizer(frontend, engine)
