@@ -503,12 +503,12 @@ class App:
         self.parts.player.add_listener(self._on_player)
         self.worker.start()
         self._spawn(self._open_player, "app-audio")  # the tray shows meanwhile
+        self._spawn(self._run_actions, "app-actions")
+        self._start_hotkeys()  # before the socket answers: a `ctl status` reply means keys work
         if self.control_path is not None:
             self._server = control.ControlServer(self.control_path, self.dispatch)
             self._server.start()
-        self._spawn(self._run_actions, "app-actions")
         self._spawn(self._watch_settings, "settings-watch")
-        self._start_hotkeys()
         if self.parts.watch_selection is not None:
             self._stop_watching = self.parts.watch_selection(self._preparer.changed)
             if self._stop_watching is not None:
