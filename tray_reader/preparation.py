@@ -12,7 +12,7 @@ from typing import Protocol
 SELECTION_SETTLE = 0.15
 """Seconds the selection must stay put before its first words are prepared: a drag with
 the mouse changes owner once, but some programs re-assert PRIMARY as it grows."""
-SELECTION_POLL = 0.15
+SELECTION_POLL = 0.1
 """Seconds between looks at the selection's text after it changed owner: a drag, a
 shift+click or a double then triple click grows it with no new owner (no notice)."""
 SELECTION_STILL = 1.0
@@ -89,13 +89,15 @@ class SelectionPreparer:
             self._follow(self._primary())
 
     def _follow(self, text: str) -> None:
-        """Prepare ``text``, then look again while it grows: each text that held still
-        for one look is prepared (replacing the one before), until it stays the same for
-        SELECTION_STILL or the selection changes owner."""
+        """Prepare ``text``, then look again while it grows: each new text is prepared
+        (replacing the one before), until it stays the same for SELECTION_STILL or the
+        selection changes owner."""
         asked: str | None = None
         still = 0.0
         while not self._quit.is_set():
-            if text != asked and text.strip() and (asked is None or still > 0):
+            # Each new text at once: a preparation of one that grows further is cancelled
+            # after its current piece, and the last one begins as soon as the mouse stops.
+            if text != asked and text.strip():
                 if not self._worker.prepare(text):
                     self._when_idle = True  # not ready yet: once it is
                     return

@@ -102,6 +102,12 @@ while the current one is decoded. Earlier (from each chunk's first piece), the w
 slowed the windows a cold read's first seconds depend on: playback waited in 9 of 12 cold
 paragraph reads (0.72 s in all) against 5 of 12 (0.28 s) one chunk after another."""
 
+YIELD_LEAD = 3.0
+"""Seconds of audio queued ahead from which a read waits while a preparation runs (a
+selection made while reading): its first words are wanted soon, the read's are not. Without
+it, the read making audio 30 s ahead took the cores from it (first piece 0.68 s after the
+key for "read now" on a busy machine)."""
+
 CANCEL_POLL = 0.01
 """Seconds between looks at a read's cancel flag while it waits for its next chunk."""
 
@@ -208,6 +214,8 @@ class Synthesizer:
         """Whether the last `stream` began with prepared audio."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
+        self._preparing = threading.Event()
+        """Set while `prepare` runs (on the worker's preparing thread)."""
         self._frontend_lock = threading.Lock()
         """The front end is not shared between threads: a read, the chunk it makes ahead
         and a preparation (on the worker's preparing thread) take turns."""
@@ -237,16 +245,20 @@ class Synthesizer:
         pack, speed = voice()
         if self.prepared is not None and self.prepared.matches(text, pack, speed):
             return True
-        prepared = self._first_chunk(text, pack, speed)
-        if prepared is None:
-            return False
-        for _ in prepared.replay():
-            if cancel.is_set():
+        self._preparing.set()
+        try:
+            prepared = self._first_chunk(text, pack, speed)
+            if prepared is None:
                 return False
-            if hurry.is_set():
-                break
-        self.prepared = prepared
-        return True
+            for _ in prepared.replay():
+                if cancel.is_set():
+                    return False
+                if hurry.is_set():
+                    break
+            self.prepared = prepared
+            return True
+        finally:
+            self._preparing.clear()
 
     def _first_chunk(self, text: str, pack: np.ndarray, speed: float) -> Prepared | None:
         """The first chunk of ``text`` that has ids, to be made (None: there is none).
@@ -323,6 +335,11 @@ class Synthesizer:
             """Seconds of audio yielded and not yet played (0 before the first piece)."""
             return 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
 
+        def give_way() -> None:
+            """Far ahead of playback: let a preparation that runs have the cores."""
+            while self._preparing.is_set() and queued() > YIELD_LEAD and not cancel.is_set():
+                time.sleep(CANCEL_POLL)
+
         try:
             if prepared is not None:
                 pack, speed = prepared.pack, prepared.speed
@@ -338,6 +355,7 @@ class Synthesizer:
                 chunk, ids, part_a = item
                 pack, speed = voice()
                 for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a):
+                    give_way()
                     if cancel.is_set():
                         return
                     started = started or time.perf_counter()
