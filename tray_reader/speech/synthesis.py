@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import onnxruntime as ort
@@ -55,6 +55,12 @@ def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
     return lambda: (pack, speed)
 
 
+def _set_event() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class Prepared:
     """The first chunk of a text, synthesised (or being synthesised) before anyone asked to
@@ -70,6 +76,9 @@ class Prepared:
     rest: Iterator[AudioChunk] | None = None
     """What makes the remaining pieces, while the chunk is unfinished (a read came while it
     was being prepared); None once ``pieces`` is the whole chunk."""
+    free: threading.Event = field(default_factory=_set_event)
+    """Clear while a preparation makes pieces on its own thread: a read that plays them
+    meanwhile takes ``rest`` over only once it is set again."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
         return (
@@ -78,22 +87,28 @@ class Prepared:
             and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
         )
 
+    def make(self) -> bool:
+        """Make the next piece (by whoever holds ``rest``); False once the chunk is whole."""
+        piece = None if self.rest is None else next(self.rest, None)
+        if piece is None:
+            self.rest = None
+            return False
+        self.pieces.append(piece)
+        return True
+
     def replay(self) -> Iterator[AudioChunk]:
         """Every piece of the chunk: those made, then the rest as it is made (and kept, so a
-        consumer that stops early leaves the chunk whole for the next)."""
+        consumer that stops early leaves the chunk whole for the next). While a preparation
+        is still making pieces, each is played as it comes."""
         i = 0
         while True:
             if i < len(self.pieces):
                 yield self.pieces[i]
                 i += 1
-                continue
-            if self.rest is None:
+            elif not self.free.is_set():
+                self.free.wait(CANCEL_POLL)
+            elif not self.make() and i >= len(self.pieces):
                 return
-            piece = next(self.rest, None)
-            if piece is None:
-                self.rest = None
-                return
-            self.pieces.append(piece)
 
 
 AHEAD_LEAD = 1.0
@@ -250,12 +265,20 @@ class Synthesizer:
             prepared = self._first_chunk(text, pack, speed)
             if prepared is None:
                 return False
-            for _ in prepared.replay():
-                if cancel.is_set():
-                    return False
-                if hurry.is_set():
-                    break
+            previous, prepared.free = self.prepared, threading.Event()
+            # Visible at once: a read of this text plays each piece as it is made here.
             self.prepared = prepared
+            try:
+                while prepared.make():
+                    if cancel.is_set():
+                        if self.prepared is prepared:
+                            self.prepared = previous
+                        return False
+                    if hurry.is_set():
+                        break  # the read makes the rest, each window as its lead allows
+            finally:
+                prepared.free.set()
+            self.prepared = prepared  # the selection's, over what a read kept meanwhile
             return True
         finally:
             self._preparing.clear()
@@ -320,10 +343,10 @@ class Synthesizer:
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
         if not self.served_prepared and len(text) <= MAX_PREPARED_CHARS:
-            # Made as a preparation would make it, and kept: the same text read again
-            # (the selection did not change) starts with this chunk's audio.
+            # Made as a preparation would make it, and kept (unless a selection is being
+            # prepared): the same text read again starts with this chunk's audio.
             prepared = self._first_chunk(text, *voice())
-            if prepared is not None:
+            if prepared is not None and not self._preparing.is_set():
                 self.prepared = prepared
         else:
             prepared = prepared if self.served_prepared else None

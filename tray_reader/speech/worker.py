@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 64
 """Most requests waiting in the queue; more are refused with a message."""
+PREPARATION_POLL = 0.005
+"""Seconds between looks, while a read waits for the preparation of its text to show."""
 
 
 class Mode(enum.Enum):
@@ -229,7 +231,7 @@ class SpeechWorker:
             with self._lock:
                 generation = self._generation
                 self._cancel.clear()
-            self._wait_for_preparation(request.text)
+            self._wait_for_preparation(request.text, pipeline)
             self._speak(pipeline, request, generation)
             if self._requests.empty():
                 self._set_state(WorkerState.IDLE)
@@ -256,13 +258,17 @@ class SpeechWorker:
                 self._preparing = None
                 self._preparation.notify_all()
 
-    def _wait_for_preparation(self, text: str) -> None:
+    def _wait_for_preparation(self, text: str, pipeline: SpeechPipeline) -> None:
         """Before a read of ``text``: a preparation of it hands over its first piece (the
-        read then starts with it, never later than it could have made it itself)."""
+        read then starts with it, never later than it could have made it itself). A
+        pipeline that shows the chunk being prepared (``prepared_text``) is read from as
+        soon as it does: the read plays each piece as the preparation makes it."""
         with self._preparation:
-            if self._preparing == text:
-                self._hurry.set()
-                self._preparation.wait_for(lambda: self._preparing != text)
+            if self._preparing != text:
+                return
+            self._hurry.set()
+            while self._preparing == text and getattr(pipeline, "prepared_text", None) != text:
+                self._preparation.wait(PREPARATION_POLL)
 
     def _speak(self, pipeline: SpeechPipeline, request: ReadRequest, generation: int) -> None:
         self.last_request = request
