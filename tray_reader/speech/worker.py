@@ -181,13 +181,6 @@ class SpeechWorker:
         """The text whose first words are being prepared right now, if any."""
         return self._preparing
 
-    def wait_prepared(self, timeout: float) -> bool:
-        """Wait until nothing is being prepared or waiting to be; False on timeout."""
-        with self._preparation:
-            return self._preparation.wait_for(
-                lambda: self._preparing is None and self._wanted is None, timeout
-            )
-
     def pending(self) -> int:
         return self._requests.qsize()
 
