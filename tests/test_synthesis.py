@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -65,9 +66,9 @@ class CountingEngine:
         self.chunks: list[int] = []
         self.made_ahead: list[int] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
         self.chunks.append(len(ids))
-        return self.engine.stream(ids, pack, speed, lead, part_a)
+        return self.engine.stream(ids, pack, speed, lead, part_a, run_options)
 
     def part_a(self, ids, pack, speed, run_options=None):
         self.made_ahead.append(len(ids))
@@ -227,3 +228,32 @@ def test_a_part_a_run_stops_when_told_to(engine, phonemizer):
     options.terminate = True
     with pytest.raises(Exception, match="(?i)terminat"):
         engine.part_a(ids, model_files.stock_pack("af_heart"), 1.0, options)
+
+
+def test_interrupt_ends_a_read_inside_a_model_run_and_keeps_the_first_chunk_whole(engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    plain = list(synth.stream(LONGER, voice))
+    synth.prepared = None
+    cancel = threading.Event()
+    got: list = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for piece in synth.stream(LONGER, voice, cancel):
+                got.append(piece)
+        except BaseException as e:  # noqa: BLE001 - the test reports it
+            errors.append(e)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    while not any(c.sentence >= 1 for c in got):  # into a later chunk
+        time.sleep(0.001)
+    cancel.set()
+    synth.interrupt()
+    reader.join(10)
+    assert not reader.is_alive() and errors == []
+    again = list(synth.stream(LONGER, voice))
+    assert synth.served_prepared  # the first chunk, kept whole
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -206,8 +206,9 @@ MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
 
-def _turns(items: Iterator[TextChunk], lock: threading.Lock) -> Iterator[TextChunk]:
-    """``items``, each made while holding ``lock``."""
+def _turns(chunks: Iterable[TextChunk], lock: threading.Lock) -> Iterator[TextChunk]:
+    """``chunks``, each made while holding ``lock``."""
+    items = iter(chunks)
     while True:
         with lock:
             item = next(items, None)
@@ -231,6 +232,8 @@ class Synthesizer:
         """The thread that makes a read's next chunk ahead."""
         self._preparing = threading.Event()
         """Set while `prepare` runs (on the worker's preparing thread)."""
+        self._reading: ort.RunOptions | None = None
+        """The run options of the read under way's later chunks (see `interrupt`)."""
         self._frontend_lock = threading.Lock()
         """The front end is not shared between threads: a read, the chunk it makes ahead
         and a preparation (on the worker's preparing thread) take turns."""
@@ -240,6 +243,14 @@ class Synthesizer:
         """The text whose first chunk is kept (prepared, or read last)."""
         prepared = self.prepared
         return None if prepared is None else prepared.text
+
+    def interrupt(self) -> None:
+        """Stop the model run of the read under way now (any thread): a read stopped for
+        "read now" otherwise ends only after the decoder window it is in (up to ~1 s on a
+        busy machine). The chunk kept for the next read (the first) is left to finish."""
+        options = self._reading
+        if options is not None:
+            options.terminate = True
 
     def prepare(
         self,
@@ -306,9 +317,10 @@ class Synthesizer:
         speed: float,
         lead: float,
         part_a: PartA | None = None,
+        run_options: ort.RunOptions | None = None,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it."""
-        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
+        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a, run_options)):
             yield AudioChunk(piece, chunk.sentence)
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
         yield AudioChunk(pause, chunk.sentence)
@@ -353,6 +365,7 @@ class Synthesizer:
         skip = prepared.chunks if prepared is not None else 0
         pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
+        options = self._reading = ort.RunOptions()
 
         def queued() -> float:
             """Seconds of audio yielded and not yet played (0 before the first piece)."""
@@ -377,7 +390,7 @@ class Synthesizer:
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
-                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a):
+                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a, options):
                     give_way()
                     if cancel.is_set():
                         return
@@ -386,7 +399,13 @@ class Synthesizer:
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
+        except Exception:
+            if options.terminate:
+                return  # interrupted: the read was stopped
+            raise
         finally:
+            if self._reading is options:
+                self._reading = None
             ahead.close()
 
 

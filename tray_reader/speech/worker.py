@@ -101,6 +101,7 @@ class SpeechWorker:
         """Set when a read of the text being prepared arrives: preparing hands over to it
         as soon as it has a first piece."""
         self._closing = False
+        self._pipeline: SpeechPipeline | None = None
         self._generation = 0
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="speech-worker", daemon=True)
@@ -166,6 +167,9 @@ class SpeechWorker:
         with self._lock:
             self._generation += 1
             self._cancel.set()
+            interrupt = getattr(self._pipeline, "interrupt", None)
+            if interrupt is not None:
+                interrupt()  # the model run under way, not only before the next piece
             while True:
                 try:
                     item = self._requests.get_nowait()
@@ -210,6 +214,7 @@ class SpeechWorker:
             self._on_error(self.error)
             return
         self.ready_seconds = time.monotonic() - self._started
+        self._pipeline = pipeline
         prepare = getattr(pipeline, "prepare", None)
         if prepare is not None:
             threading.Thread(
