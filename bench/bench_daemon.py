@@ -10,7 +10,9 @@ into a PulseAudio null sink captured from the sink's monitor (the test fixtures,
 here). Keys are pressed with XTEST (xdotool). For each path, hotkey to captured sound
 (median and max over --presses), the daemon's own figures (key to first chunk, key to
 first sample at the DAC), whether the read began with prepared audio, and the player's
-underruns in each read's first 5 s:
+underruns in each read's first 5 s. "callback->DAC" starts at the daemon's hotkey callback:
+on a busy machine the xdotool process and the key's way to the callback alone took up to
+~0.25 s of "sound":
 
 - prepared: the selection settles (> 300 ms) and is prepared before the key;
 - during: the key comes while its first words are being prepared;
@@ -173,6 +175,7 @@ class Presses:
         row = {
             "chunk": last["first_chunk"] - pressed,
             "dac": last["first_sample"] - pressed,
+            "callback_dac": last["first_sample"] - last["pressed"],
             "prepared": last["prepared"],
             "underruns_before": underruns,
             "sound": None,
@@ -292,7 +295,8 @@ def _table(name: str, rows: list[dict]) -> str:
     sound = [r["sound"] for r in rows if r["sound"] is not None]
     return (
         f"{name:9s} {len(rows):3d}  {ms(sound)}   {ms([r['dac'] for r in rows])}   "
-        f"{ms([r['chunk'] for r in rows])}   {sum(r['prepared'] for r in rows):3d}/{len(rows):<3d}"
+        f"{ms([r['chunk'] for r in rows])}   {ms([r['callback_dac'] for r in rows])}   "
+        f"{sum(r['prepared'] for r in rows):3d}/{len(rows):<3d}"
         f" {sum(r['underruns'] for r in rows):5d} in {sum(r['underruns'] > 0 for r in rows)}"
     )
 
@@ -324,7 +328,10 @@ def main() -> int:
         paths = [p for p in args.paths.split(",") if p]
         if "drag" in paths:
             rig.window = TextWindow(rig.desktop, DRAG_TEXT).__enter__()
-        print("path      n     sound med/max (ms)  DAC med/max      chunk med/max   prepared  underruns")
+        print(
+            "path      n     sound med/max (ms)  DAC med/max      chunk med/max    callback->DAC"
+            "    prepared  underruns"
+        )
         for name in paths:
             try:
                 rows = _path(rig, name, args.presses)
