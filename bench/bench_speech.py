@@ -404,9 +404,9 @@ class _CountingEngine:
         self.samples = 0
         self.longest = 0
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
         self.longest = max(self.longest, len(ids))
-        for piece in self.engine.stream(ids, pack, speed, lead, part_a):
+        for piece in self.engine.stream(ids, pack, speed, lead, part_a, run_options):
             self.samples += piece.size
             yield piece
 

@@ -162,6 +162,23 @@ def test_read_before_ready_is_refused_with_a_message(rig):
     assert app.state is AppState.WARMING
 
 
+def test_a_read_key_pressed_while_warming_is_read_once_ready(rig):
+    loading = threading.Event()
+    load = rig.parts.load_pipeline
+    rig.parts.load_pipeline = lambda *a: loading.wait(10) and load(*a)
+    rig.app = app = rig.make()
+    app.start()
+    rig.clip.data["primary"] = "pressed while warming"
+    rig.parts.hotkeys.press("read")
+    _wait(lambda: rig.parts.notifier.sent)  # told at once that it is coming
+    assert "getting ready" in rig.parts.notifier.sent[0][1]
+    rig.clip.data["primary"] = "selected later"  # what was selected at the key counts
+    assert app.state is AppState.WARMING and rig.pipeline.texts == []
+    loading.set()
+    _wait(lambda: rig.pipeline.texts == ["pressed while warming"])
+    assert app.status()["last_text"] == "pressed while warming"
+
+
 def test_queue_appends_now_replaces_stop_clears(rig):
     app = started(rig)
     rig.gate.clear()  # hold synthesis so the queue can be seen
@@ -364,7 +381,7 @@ def test_nothing_selected_prepares_nothing(rig):
     assert prepared == []
 
 
-def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
+def test_a_selection_made_while_reading_is_prepared_while_reading(rig):
     prepared: list[str] = []
     rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
     changed: list = []
@@ -375,10 +392,25 @@ def test_a_selection_made_while_reading_is_prepared_once_the_reading_ends(rig):
     _wait(lambda: app.state is AppState.SPEAKING)
     rig.clip.write("primary", "selected while reading")
     changed[0]()
-    time.sleep(0.5)
-    assert prepared == []  # never while reading
-    rig.gate.set()
     _wait(lambda: prepared == ["selected while reading"])
+    assert app.state is AppState.SPEAKING  # "read now" will switch to it at once
+    rig.gate.set()
+
+
+def test_a_selection_that_grows_without_a_new_owner_is_prepared_for_its_final_text(rig):
+    prepared: list[str] = []
+    rig.pipeline.prepare = lambda text, voice, cancel, hurry: prepared.append(text) or True
+    changed: list = []
+    rig.parts.watch_selection = lambda on_change: changed.append(on_change) or (lambda: None)
+    started(rig)
+    rig.clip.write("primary", "The")  # the drag begins: PRIMARY changes owner once
+    changed[0]()
+    for grown in ("The quick", "The quick brown", "The quick brown fox."):
+        time.sleep(0.4)  # the mouse moves on; no owner change
+        rig.clip.write("primary", grown)
+    _wait(lambda: prepared[-1:] == ["The quick brown fox."])
+    time.sleep(1.5)
+    assert prepared[-1] == "The quick brown fox." and prepared[0] == "The"
 
 
 def test_every_command_of_the_table_runs_through_dispatch_and_answers_with_the_status(rig):

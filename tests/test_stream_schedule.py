@@ -144,7 +144,7 @@ class _RecordingEngine:
     def __init__(self):
         self.leads = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
         self.leads.append(lead)
         yield np.full(24_000, 0.1, np.float32)
 

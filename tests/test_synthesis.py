@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -65,9 +66,9 @@ class CountingEngine:
         self.chunks: list[int] = []
         self.made_ahead: list[int] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
         self.chunks.append(len(ids))
-        return self.engine.stream(ids, pack, speed, lead, part_a)
+        return self.engine.stream(ids, pack, speed, lead, part_a, run_options)
 
     def part_a(self, ids, pack, speed, run_options=None):
         if run_options is not None:  # made ahead (a chunk's own part A is made without)
@@ -82,11 +83,32 @@ TEXT = "Prepared ahead of time, the first words come at once. The rest follows a
 
 
 def _read_plainly(engine, phonemizer):
-    """A synthesiser over a counting engine, and TEXT read once without preparing."""
+    """A synthesiser over a counting engine, and TEXT read once without preparing (what
+    the read kept is dropped: the tests start from nothing prepared)."""
     counting = CountingEngine(engine)
     synth = Synthesizer(TextFrontEnd(phonemizer), counting)  # type: ignore[arg-type]
     voice = fixed_voice(model_files.stock_pack("af_heart"))
-    return counting, synth, voice, list(synth.stream(TEXT, voice))
+    plain = list(synth.stream(TEXT, voice))
+    synth.prepared = None
+    return counting, synth, voice, plain
+
+
+def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine, phonemizer):
+    counting, synth, voice, plain = _read_plainly(engine, phonemizer)
+    chunks = len(counting.chunks)
+    cancel = threading.Event()
+    stream = synth.stream(TEXT, voice, cancel)
+    first = next(stream)  # a cold read, stopped after its first piece
+    assert not synth.served_prepared and synth.prepared_text == TEXT
+    cancel.set()
+    assert list(stream) == []
+    again = list(synth.stream(TEXT, voice))
+    assert synth.served_prepared and again[0] is first
+    assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by the first read
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    # Another text replaces it.
+    list(synth.stream("Something else.", voice))
+    assert synth.prepared_text == "Something else."
 
 
 def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):
@@ -210,3 +232,32 @@ def test_a_part_a_run_stops_when_told_to(engine, phonemizer):
     options.terminate = True
     with pytest.raises(Exception, match="(?i)terminat"):
         engine.part_a(ids, model_files.stock_pack("af_heart"), 1.0, options)
+
+
+def test_interrupt_ends_a_read_inside_a_model_run_and_keeps_the_first_chunk_whole(engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    plain = list(synth.stream(LONGER, voice))
+    synth.prepared = None
+    cancel = threading.Event()
+    got: list = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for piece in synth.stream(LONGER, voice, cancel):
+                got.append(piece)
+        except BaseException as e:  # noqa: BLE001 - the test reports it
+            errors.append(e)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    while not any(c.sentence >= 1 for c in got):  # into a later chunk
+        time.sleep(0.001)
+    cancel.set()
+    synth.interrupt()
+    reader.join(10)
+    assert not reader.is_alive() and errors == []
+    again = list(synth.stream(LONGER, voice))
+    assert synth.served_prepared  # the first chunk, kept whole
+    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)

@@ -231,22 +231,54 @@ def test_a_read_of_another_text_cancels_the_preparation():
     assert pipeline.started.wait(5)
     assert w.submit(ReadRequest("three"))
     wait_for(lambda: sink.finished == 1)
-    assert pipeline.cancelled == 1 and w.prepared_text is None
+    wait_for(lambda: pipeline.cancelled == 1)
+    assert w.prepared_text is None
     assert words(sink) == [5] and not w.last_served_prepared
     w.shutdown()
 
 
-def test_prepare_is_refused_while_reading():
+def test_a_selection_made_while_reading_is_prepared_while_reading():
     gate = threading.Event()
     sink, pipeline = RecordingSink(), PreparingPipeline()
+    pipeline.release.set()
     pipeline.gate = gate
     w = make_worker(pipeline, sink)
     w.submit(ReadRequest("a b c"))
     wait_for(lambda: w.state is WorkerState.SPEAKING)
-    assert not w.prepare("other text")
+    assert w.prepare("other text")
+    wait_for(lambda: w.prepared_text == "other text")  # while the read still waits on its gate
+    assert w.state is WorkerState.SPEAKING and sink.finished == 0
+    assert w.submit(ReadRequest("other text"))  # "read now"
     gate.set()
     wait_for(lambda: sink.finished == 1)
-    assert not pipeline.started.is_set()
+    assert w.last_served_prepared and words(sink)[-3:] == [99, 5, 4]
+    w.shutdown()
+
+
+def test_stop_leaves_a_preparation_running():
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    w = make_worker(pipeline, sink)
+    assert w.prepare("one two")
+    assert pipeline.started.wait(5)
+    w.stop()  # nothing is being read: the preparation is not what the user stops
+    pipeline.release.set()
+    wait_for(lambda: w.prepared_text == "one two")
+    assert pipeline.cancelled == 0
+    assert w.submit(ReadRequest("one two"))
+    wait_for(lambda: sink.finished == 1)
+    assert w.last_served_prepared
+    w.shutdown()
+
+
+def test_the_latest_selection_replaces_one_being_prepared():
+    sink, pipeline = RecordingSink(), PreparingPipeline()
+    w = make_worker(pipeline, sink)
+    assert w.prepare("first try")
+    assert pipeline.started.wait(5)
+    assert w.prepare("first try and more")  # the selection grew
+    wait_for(lambda: pipeline.cancelled == 1)
+    pipeline.release.set()
+    wait_for(lambda: w.prepared_text == "first try and more")
     w.shutdown()
 
 

@@ -39,7 +39,7 @@ from tray_reader.commands import COMMANDS
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
-from tray_reader.preparation import SelectionPreparer
+from tray_reader.preparation import SelectionPreparer, warmed_read
 from tray_reader.reading_window import CaptionSource, CaptionStyle, PlayerCaption
 from tray_reader.selection import SelectionReader
 from tray_reader.speech.types import AudioSink
@@ -439,8 +439,9 @@ class App:
 
     def _run_action(self, action: str, argument: str, when: float) -> None:
         if action in ("read", "queue"):
+            text = warmed_read(self.worker, self.parts.selection, self._quit, self._notify)
             with self._lock:
-                (self.read if action == "read" else self.queue)(None, pressed=when)
+                (self.read if action == "read" else self.queue)(text, pressed=when)
             self.parts.tray.refresh()
         elif action == "pause":  # the hotkey's name for it
             self.dispatch("toggle", [])
@@ -530,21 +531,24 @@ class App:
         self.parts.player.volume = self.settings.volume
         self.parts.player.add_listener(self._on_player)
         self.worker.start()
+        self._spawn(self._open_player, "app-audio")  # the tray shows meanwhile
+        self._spawn(self._run_actions, "app-actions")
+        self._start_hotkeys()  # before the socket answers: a `ctl status` reply means keys work
+        if self.control_path is not None:
+            self._server = control.ControlServer(self.control_path, self.dispatch)
+            self._server.start()
+        self._spawn(self._watch_settings, "settings-watch")
+        if self.parts.watch_selection is not None:
+            self._stop_watching = self.parts.watch_selection(self._preparer.changed)
+            if self._stop_watching is not None:
+                self._spawn(self._preparer.run, "selection-prepare")
+
+    def _open_player(self) -> None:
         try:
             self.parts.player.open()
         except TrayReaderError as e:
             self.problems.append(str(e))
             print(f"tray-reader: {e}", file=sys.stderr)
-        if self.control_path is not None:
-            self._server = control.ControlServer(self.control_path, self.dispatch)
-            self._server.start()
-        self._spawn(self._run_actions, "app-actions")
-        self._spawn(self._watch_settings, "settings-watch")
-        self._start_hotkeys()
-        if self.parts.watch_selection is not None:
-            self._stop_watching = self.parts.watch_selection(self._preparer.changed)
-            if self._stop_watching is not None:
-                self._spawn(self._preparer.run, "selection-prepare")
 
     def run(self) -> int:
         """Start, show the tray (blocks), then shut down. Returns the exit status."""

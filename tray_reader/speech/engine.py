@@ -232,6 +232,7 @@ class KokoroEngine:
         speed: float,
         lead: float = 0.0,
         part_a: PartA | None = None,
+        run_options: ort.RunOptions | None = None,
     ) -> Iterator[np.ndarray]:
         """Audio for one chunk, yielded in pieces as they are made (24 kHz float32).
 
@@ -239,13 +240,14 @@ class KokoroEngine:
         once), which lets the decoder use larger windows. ``part_a``: this chunk's part A,
         made ahead (see `part_a`; made here when None or made for another voice or
         speed). The work is done lazily: a consumer that stops iterating (cancellation)
-        stops the decoding before the next window."""
+        stops the decoding before the next window; ``run_options.terminate`` stops the run
+        under way (onnxruntime then raises)."""
         if self.decoder is None or self.features is None:
             yield self.synthesize(ids, pack, speed)
             return
         called = time.perf_counter()
         if part_a is None or not part_a.made_for(ids, pack, speed):
-            part_a = self.part_a(ids, pack, speed)
+            part_a = self.part_a(ids, pack, speed, run_options)
             assert part_a is not None
         asr, f0, energy, phase = part_a.asr, part_a.f0, part_a.energy, part_a.phase
         if self.f0_scale != 1.0:
@@ -255,7 +257,7 @@ class KokoroEngine:
 
         def timed(window: dict[str, np.ndarray]) -> np.ndarray:
             t0 = time.perf_counter()
-            audio: np.ndarray = decoder.run(None, window)[0]
+            audio: np.ndarray = decoder.run(None, window, run_options)[0]
             spent = (time.perf_counter() - t0) / window["asr"].shape[2]
             self.frame_seconds = 0.7 * self.frame_seconds + 0.3 * spent
             return audio

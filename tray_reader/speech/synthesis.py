@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import onnxruntime as ort
@@ -65,6 +65,12 @@ def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
     return lambda: (pack, speed)
 
 
+def _set_event() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class Prepared:
     """The first chunk of a text, synthesised (or being synthesised) before anyone asked to
@@ -80,6 +86,9 @@ class Prepared:
     rest: Iterator[AudioChunk] | None = None
     """What makes the remaining pieces, while the chunk is unfinished (a read came while it
     was being prepared); None once ``pieces`` is the whole chunk."""
+    free: threading.Event = field(default_factory=_set_event)
+    """Clear while a preparation makes pieces on its own thread: a read that plays them
+    meanwhile takes ``rest`` over only once it is set again."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
         return (
@@ -88,28 +97,40 @@ class Prepared:
             and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
         )
 
+    def make(self) -> bool:
+        """Make the next piece (by whoever holds ``rest``); False once the chunk is whole."""
+        piece = None if self.rest is None else next(self.rest, None)
+        if piece is None:
+            self.rest = None
+            return False
+        self.pieces.append(piece)
+        return True
+
     def replay(self) -> Iterator[AudioChunk]:
         """Every piece of the chunk: those made, then the rest as it is made (and kept, so a
-        consumer that stops early leaves the chunk whole for the next)."""
+        consumer that stops early leaves the chunk whole for the next). While a preparation
+        is still making pieces, each is played as it comes."""
         i = 0
         while True:
             if i < len(self.pieces):
                 yield self.pieces[i]
                 i += 1
-                continue
-            if self.rest is None:
+            elif not self.free.is_set():
+                self.free.wait(CANCEL_POLL)
+            elif not self.make() and i >= len(self.pieces):
                 return
-            piece = next(self.rest, None)
-            if piece is None:
-                self.rest = None
-                return
-            self.pieces.append(piece)
 
 
 AHEAD_LEAD = 1.0
 """Seconds of audio queued ahead from which a read's next chunk is made on another thread
 while the current one is decoded. Started earlier (at each chunk's first piece), the work
 ahead slowed the windows a cold read's first seconds depend on."""
+
+YIELD_LEAD = 3.0
+"""Seconds of audio queued ahead from which a read waits while a preparation runs (a
+selection made while reading): its first words are wanted soon, the read's are not. Without
+it, the read making audio 30 s ahead took the cores from it (first piece 0.68 s after the
+key for "read now" on a busy machine)."""
 
 CANCEL_POLL = 0.01
 """Seconds between looks at a read's cancel flag while it waits for its next chunk."""
@@ -194,6 +215,17 @@ MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
 
+def _turns(chunks: Iterable[TextChunk], lock: threading.Lock) -> Iterator[TextChunk]:
+    """``chunks``, each made while holding ``lock``."""
+    items = iter(chunks)
+    while True:
+        with lock:
+            item = next(items, None)
+        if item is None:
+            return
+        yield item
+
+
 class Synthesizer:
     """Joins the text front end and the engine into one audio stream per request."""
 
@@ -207,6 +239,27 @@ class Synthesizer:
         """Whether the last `stream` began with prepared audio."""
         self._pool: ThreadPoolExecutor | None = None
         """The thread that makes a read's next chunk ahead."""
+        self._preparing = threading.Event()
+        """Set while `prepare` runs (on the worker's preparing thread)."""
+        self._reading: ort.RunOptions | None = None
+        """The run options of the read under way's later chunks (see `interrupt`)."""
+        self._frontend_lock = threading.Lock()
+        """The front end is not shared between threads: a read, the chunk it makes ahead
+        and a preparation (on the worker's preparing thread) take turns."""
+
+    @property
+    def prepared_text(self) -> str | None:
+        """The text whose first chunk is kept (prepared, or read last)."""
+        prepared = self.prepared
+        return None if prepared is None else prepared.text
+
+    def interrupt(self) -> None:
+        """Stop the model run of the read under way now (any thread): a read stopped for
+        "read now" otherwise ends only after the decoder window it is in (up to ~1 s on a
+        busy machine). The chunk kept for the next read (the first) is left to finish."""
+        options = self._reading
+        if options is not None:
+            options.terminate = True
 
     def prepare(
         self,
@@ -227,25 +280,43 @@ class Synthesizer:
         pack, speed = voice()
         if self.prepared is not None and self.prepared.matches(text, pack, speed):
             return True
-        self.prepared = None
-        for index, chunk in enumerate(self.frontend.chunks(text)):
-            ids = self.frontend.ids(chunk.phonemes)
-            if not ids:
-                continue
-            # The windows of a chunk heard at once (lead 0), as a read would have them:
-            # the first piece comes as early as possible, and a read that comes before
-            # the chunk is done never waits for a large window.
-            prepared = Prepared(
-                text, pack, speed, index + 1, [], self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
-            )
-            for _ in prepared.replay():
-                if cancel.is_set():
-                    return False
-                if hurry.is_set():
-                    break
+        self._preparing.set()
+        try:
+            prepared = self._first_chunk(text, pack, speed)
+            if prepared is None:
+                return False
+            previous, prepared.free = self.prepared, threading.Event()
+            # Visible at once: a read of this text plays each piece as it is made here.
             self.prepared = prepared
+            try:
+                while prepared.make():
+                    if cancel.is_set():
+                        if self.prepared is prepared:
+                            self.prepared = previous
+                        return False
+                    if hurry.is_set():
+                        break  # the read makes the rest, each window as its lead allows
+            finally:
+                prepared.free.set()
+            self.prepared = prepared  # the selection's, over what a read kept meanwhile
             return True
-        return False
+        finally:
+            self._preparing.clear()
+
+    def _first_chunk(self, text: str, pack: np.ndarray, speed: float) -> Prepared | None:
+        """The first chunk of ``text`` that has ids, to be made (None: there is none).
+
+        Its windows are those of a chunk heard at once (lead 0), as a read has them: the
+        first piece comes as early as possible, and a read that comes before the chunk is
+        done never waits for a large window."""
+        chunks = _turns(self.frontend.chunks(text), self._frontend_lock)
+        for index, chunk in enumerate(chunks):
+            with self._frontend_lock:
+                ids = self.frontend.ids(chunk.phonemes)
+            if ids:
+                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
+                return Prepared(text, pack, speed, index + 1, [], audio)
+        return None
 
     def _chunk_audio(
         self,
@@ -256,6 +327,7 @@ class Synthesizer:
         lead: float,
         part_a: PartA | None = None,
         text: str | None = None,
+        run_options: ort.RunOptions | None = None,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it. The
         first piece carries the words' timings (and ``text``: the first chunk of a read
@@ -263,10 +335,10 @@ class Synthesizer:
         words: tuple[WordTiming, ...] = ()
         if chunk.words:
             if part_a is None or not part_a.made_for(ids, pack, speed):
-                part_a = self.engine.part_a(ids, pack, speed)
+                part_a = self.engine.part_a(ids, pack, speed, run_options)
             words = chunk_timings(part_a, ids, chunk.words, self.frontend.vocab)
         span = chunk.sentence_span
-        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a)):
+        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a, run_options)):
             yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
             words, text = (), None
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
@@ -274,10 +346,11 @@ class Synthesizer:
 
     def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""
-        for index, chunk in enumerate(self.frontend.chunks(text)):
+        for index, chunk in enumerate(_turns(self.frontend.chunks(text), self._frontend_lock)):
             if index < skip:
                 continue
-            ids = self.frontend.ids(chunk.phonemes)
+            with self._frontend_lock:
+                ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 yield chunk, ids
 
@@ -300,17 +373,31 @@ class Synthesizer:
         samples = 0
         prepared = self.prepared
         self.served_prepared = prepared is not None and prepared.matches(text, *voice())
-        skip = prepared.chunks if prepared is not None and self.served_prepared else 0
+        if not self.served_prepared and len(text) <= MAX_PREPARED_CHARS:
+            # Made as a preparation would make it, and kept (unless a selection is being
+            # prepared): the same text read again starts with this chunk's audio.
+            prepared = self._first_chunk(text, *voice())
+            if prepared is not None and not self._preparing.is_set():
+                self.prepared = prepared
+        else:
+            prepared = prepared if self.served_prepared else None
+        skip = prepared.chunks if prepared is not None else 0
         pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
+        options = self._reading = ort.RunOptions()
 
         def queued() -> float:
             """Seconds of audio yielded and not yet played (0 before the first piece)."""
             return 0.0 if started is None else samples / SAMPLE_RATE - (time.perf_counter() - started)
 
+        def give_way() -> None:
+            """Far ahead of playback: let a preparation that runs have the cores."""
+            while self._preparing.is_set() and queued() > YIELD_LEAD and not cancel.is_set():
+                time.sleep(CANCEL_POLL)
+
         try:
-            if prepared is not None and self.served_prepared:
-                pack, speed = voice()
+            if prepared is not None:
+                pack, speed = prepared.pack, prepared.speed
                 for ready in prepared.replay():
                     if cancel.is_set():
                         return
@@ -325,7 +412,10 @@ class Synthesizer:
                 chunk, ids, part_a = item
                 pack, speed = voice()
                 chunk_text, first_text = first_text, None
-                for piece in self._chunk_audio(chunk, ids, pack, speed, queued(), part_a, chunk_text):
+                for piece in self._chunk_audio(
+                    chunk, ids, pack, speed, queued(), part_a, chunk_text, options
+                ):
+                    give_way()
                     if cancel.is_set():
                         return
                     started = started or time.perf_counter()
@@ -333,7 +423,13 @@ class Synthesizer:
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
+        except Exception:
+            if options.terminate:
+                return  # interrupted: the read was stopped
+            raise
         finally:
+            if self._reading is options:
+                self._reading = None
             ahead.close()
 
 
@@ -343,9 +439,9 @@ def load_synthesizer(
     warm_pack: np.ndarray,
     on_warning: Callable[[str], None] | None = None,
 ) -> Synthesizer:
-    """Build the pipeline and warm it: the model session and the phonemiser load in
-    parallel (both spend most of their time outside the GIL), then one short run warms
-    the session and the phonemiser's first call."""
+    """Build the pipeline and warm it. The engine (load, then one short run of each
+    session) and the front end (the phonemiser's load, then its first call) get ready in
+    parallel: the sessions' work is outside the GIL, most of the phonemiser's inside."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tray_reader.errors import ConfigError
@@ -359,12 +455,15 @@ def load_synthesizer(
         (on_warning or log.warning)(f"{e} (reading without your lexicon)")
         lexicon = Lexicon.empty()
 
-    with ThreadPoolExecutor(2) as pool:
-        engine_future = pool.submit(KokoroEngine.load, threads, fast=fast)
-        phonemizer = EnglishPhonemizer()
+    def engine_ready() -> KokoroEngine:
+        engine = KokoroEngine.load(threads, fast=fast)
+        engine.warm_up(warm_pack)
+        return engine
+
+    with ThreadPoolExecutor(1, thread_name_prefix="tray-reader-load") as pool:
+        engine_future = pool.submit(engine_ready)
+        frontend = TextFrontEnd(EnglishPhonemizer(), lexicon)
+        for chunk in frontend.chunks("Ready to read, warming up."):
+            frontend.ids(chunk.phonemes)
         engine = engine_future.result()
-    synth = Synthesizer(TextFrontEnd(phonemizer, lexicon), engine)
-    for _ in synth.stream("Ready to read, warming up.", fixed_voice(warm_pack)):
-        pass
-    engine.warm_up(warm_pack)
-    return synth
+    return Synthesizer(frontend, engine)

@@ -3,6 +3,12 @@
 The model and the phonemiser are loaded (in parallel) and warmed when the worker starts, so
 the first request is as fast as every other. Requests arrive on a bounded queue; "now"
 replaces what is playing, "queue" appends, `stop()` clears everything.
+
+Preparing (the first words of a selection, before anyone asks to hear them) runs on a
+second thread, `speech-prepare`, so a selection made while another text is being read is
+ready when "read now" comes. It holds one text at a time: the latest asked for. A read of
+the text being prepared hands over to it after its next piece; a read of another text
+cancels it; `stop()` leaves it alone (it makes no sound).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 64
 """Most requests waiting in the queue; more are refused with a message."""
+PREPARATION_POLL = 0.005
+"""Seconds between looks, while a read waits for the preparation of its text to show."""
 
 
 class Mode(enum.Enum):
@@ -46,13 +54,6 @@ class ReadRequest:
     """Interrupt (NOW) or append (QUEUE)."""
     submitted: float = field(default_factory=time.monotonic)
     """When the request was made (monotonic seconds), for latency figures."""
-
-
-@dataclass(frozen=True)
-class PrepareRequest:
-    """Synthesise the first words of ``text`` while idle, for a read of it that may follow."""
-
-    text: str
 
 
 class SpeechPipeline(Protocol):
@@ -83,11 +84,18 @@ class SpeechWorker:
         self._voice = voice
         self._on_state = on_state or (lambda s: None)
         self._on_error = on_error or (lambda m: None)
-        self._requests: queue.Queue[ReadRequest | PrepareRequest | None] = queue.Queue(MAX_PENDING)
+        self._requests: queue.Queue[ReadRequest | None] = queue.Queue(MAX_PENDING)
         self._cancel = threading.Event()
+        self._preparation = threading.Condition()
+        """Guards the preparing thread's slot (`_wanted`, `_preparing`)."""
+        self._wanted: str | None = None
+        """The text to prepare next (the latest asked for)."""
+        self._prepare_cancel = threading.Event()
         self._hurry = threading.Event()
         """Set when a read of the text being prepared arrives: preparing hands over to it
         as soon as it has a first piece."""
+        self._closing = False
+        self._pipeline: SpeechPipeline | None = None
         self._generation = 0
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="speech-worker", daemon=True)
@@ -110,12 +118,9 @@ class SpeechWorker:
 
     def submit(self, request: ReadRequest) -> bool:
         """Queue a request; False when the queue is full."""
-        same = request.text == self._preparing  # read once: the worker thread changes it
-        if same:
-            # Preparing this very text: the read starts with its audio, as soon as there is some.
-            self._hurry.set()
+        self._claim_preparation(request.text)
         if request.mode is Mode.NOW:
-            self.stop(cancel=not same)
+            self.stop()
         try:
             self._requests.put_nowait(request)
         except queue.Full:
@@ -124,23 +129,41 @@ class SpeechWorker:
 
     def prepare(self, text: str) -> bool:
         """Ask the worker to synthesise the first words of ``text`` ahead of a read of it
-        (the selection watcher calls this when the selection changes). Only while idle
-        with nothing queued, so it never delays a read; False when not taken."""
-        if self.state is not WorkerState.IDLE or not self._requests.empty():
+        (the selection watcher calls this when the selection changes), on its preparing
+        thread, also while another text is being read. It replaces a preparation of
+        another text asked for before. False while the model is not ready."""
+        if not self.ready.is_set() or self.state is WorkerState.ERROR:
             return False
-        try:
-            self._requests.put_nowait(PrepareRequest(text))
-        except queue.Full:
-            return False
+        with self._preparation:
+            if text == self._preparing:
+                self._wanted = None
+                return True
+            if self._preparing is not None:
+                self._prepare_cancel.set()
+            self._wanted = text
+            self._preparation.notify_all()
         return True
 
-    def stop(self, cancel: bool = True) -> None:
-        """Cancel what is being read, drop everything queued, silence the sink.
-        ``cancel=False`` lets a preparation that is running finish."""
+    def _claim_preparation(self, text: str) -> None:
+        """A read of ``text`` is coming: a preparation of it hands over its first piece as
+        soon as it has one; one of another text stops (the read comes first)."""
+        with self._preparation:
+            if self._wanted == text:
+                self._wanted = None  # not begun: the read makes (and keeps) it itself
+            if self._preparing == text:
+                self._hurry.set()
+            elif self._preparing is not None:
+                self._prepare_cancel.set()
+
+    def stop(self) -> None:
+        """Cancel what is being read, drop everything queued, silence the sink. A
+        preparation goes on: it makes no sound, and the next read may want it."""
         with self._lock:
             self._generation += 1
-            if cancel:
-                self._cancel.set()
+            self._cancel.set()
+            interrupt = getattr(self._pipeline, "interrupt", None)
+            if interrupt is not None:
+                interrupt()  # the model run under way, not only before the next piece
             while True:
                 try:
                     item = self._requests.get_nowait()
@@ -160,6 +183,10 @@ class SpeechWorker:
         return self._requests.qsize()
 
     def shutdown(self, timeout: float = 1.0) -> None:
+        with self._preparation:
+            self._closing = True
+            self._prepare_cancel.set()
+            self._preparation.notify_all()
         self.stop()
         with contextlib.suppress(queue.Full):
             self._requests.put(None, timeout=timeout)
@@ -181,6 +208,12 @@ class SpeechWorker:
             self._on_error(self.error)
             return
         self.ready_seconds = time.monotonic() - self._started
+        self._pipeline = pipeline
+        prepare = getattr(pipeline, "prepare", None)
+        if prepare is not None:
+            threading.Thread(
+                target=self._run_preparation, args=(prepare,), name="speech-prepare", daemon=True
+            ).start()
         self.ready.set()
         self._set_state(WorkerState.IDLE)
         while True:
@@ -190,26 +223,44 @@ class SpeechWorker:
             with self._lock:
                 generation = self._generation
                 self._cancel.clear()
-                self._hurry.clear()
-            if isinstance(request, PrepareRequest):
-                self._prepare(pipeline, request.text)
-                continue
+            self._wait_for_preparation(request.text, pipeline)
             self._speak(pipeline, request, generation)
             if self._requests.empty():
                 self._set_state(WorkerState.IDLE)
 
-    def _prepare(self, pipeline: SpeechPipeline, text: str) -> None:
-        prepare = getattr(pipeline, "prepare", None)
-        if prepare is None:
-            return
-        self._preparing = text
-        try:
-            self.prepared_text = text if prepare(text, self._voice, self._cancel, self._hurry) else None
-        except Exception:  # noqa: BLE001 - a text that cannot be prepared is read (and reported) as usual
-            log.debug("preparing failed", exc_info=True)
-            self.prepared_text = None
-        finally:
-            self._preparing = None
+    def _run_preparation(self, prepare: Callable[..., bool]) -> None:
+        """The preparing thread: the latest text asked for, one at a time."""
+        while True:
+            with self._preparation:
+                self._preparation.wait_for(lambda: self._wanted is not None or self._closing)
+                if self._closing:
+                    return
+                text, self._wanted = self._wanted, None
+                self._prepare_cancel.clear()
+                self._hurry.clear()
+                self._preparing = text
+            try:
+                done = prepare(text, self._voice, self._prepare_cancel, self._hurry)
+            except Exception:  # noqa: BLE001 - a text that cannot be prepared is read (and reported) as usual
+                log.debug("preparing failed", exc_info=True)
+                done = False
+            with self._preparation:
+                if done:
+                    self.prepared_text = text
+                self._preparing = None
+                self._preparation.notify_all()
+
+    def _wait_for_preparation(self, text: str, pipeline: SpeechPipeline) -> None:
+        """Before a read of ``text``: a preparation of it hands over its first piece (the
+        read then starts with it, never later than it could have made it itself). A
+        pipeline that shows the chunk being prepared (``prepared_text``) is read from as
+        soon as it does: the read plays each piece as the preparation makes it."""
+        with self._preparation:
+            if self._preparing != text:
+                return
+            self._hurry.set()
+            while self._preparing == text and getattr(pipeline, "prepared_text", None) != text:
+                self._preparation.wait(PREPARATION_POLL)
 
     def _speak(self, pipeline: SpeechPipeline, request: ReadRequest, generation: int) -> None:
         self.last_request = request
@@ -223,6 +274,8 @@ class SpeechWorker:
                 if self.first_chunk_at is None:
                     self.first_chunk_at = time.monotonic()
                     self.last_served_prepared = bool(getattr(pipeline, "served_prepared", False))
+                    # A read keeps its first chunk for the next read of the same text.
+                    self.prepared_text = getattr(pipeline, "prepared_text", self.prepared_text)
                 self._sink.play(chunk)
             if self._generation == generation:
                 self._sink.finish()

@@ -1,0 +1,36 @@
+"""misaki's dictionaries from the cache: the same entries as parsing the JSON files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from misaki import en
+
+from tray_reader.text.misaki_lexicon import load_lexicon
+
+
+def test_the_cached_dictionaries_equal_the_parsed_ones_and_a_broken_cache_is_rebuilt(tmp_path):
+    parsed = en.Lexicon(False)
+    built = load_lexicon(False, tmp_path)  # no cache yet: parsed, then stored
+    (stored,) = tmp_path.glob("*.marshal")
+    cached = load_lexicon(False, tmp_path)
+    for lexicon in (built, cached):
+        assert lexicon.golds == parsed.golds and lexicon.silvers == parsed.silvers
+        assert vars(lexicon).keys() == vars(parsed).keys() and lexicon.cap_stresses == parsed.cap_stresses
+    stored.write_bytes(b"\x00not marshal")
+    assert load_lexicon(False, tmp_path).golds == parsed.golds
+    assert load_lexicon(False, tmp_path).golds == parsed.golds  # the rewritten cache reads back
+
+
+def test_the_phonemiser_imports_spacy_without_its_command_line_and_leaves_it_importable():
+    code = (
+        "import sys\n"
+        "from tray_reader.text.g2p import _import_spacy\n"
+        "_import_spacy()\n"
+        "assert 'typer' not in sys.modules, 'spacy.cli was imported'\n"
+        "import spacy.cli\n"
+        "assert hasattr(spacy.cli, 'download')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
