@@ -326,7 +326,7 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         print(f"\n{title}: {v.phase.value} after {time.monotonic() - started:.0f} s\n{v.result or v.message}")
         assert v.phase is Phase.DONE, v.message
         pump(0.3)
-        assert "similarity to your recording" in window.result.get_text()
+        assert "Score on the held-back part" in window.result.get_text()  # the judged score, shown
         assert window.use.get_visible() and window.use.get_sensitive()
         desktop.screenshot("enroll-window-result.png")
         assert "emma-like" in [i.name for i in VoiceLibrary(tmp_path / "lib").list()]

@@ -71,7 +71,7 @@ class CountingEngine:
         return self.engine.stream(ids, pack, speed, lead, part_a, run_options)
 
     def part_a(self, ids, pack, speed, run_options=None):
-        if run_options is not None:  # made ahead (a chunk's own part A is made without)
+        if threading.current_thread().name.startswith("tray-reader-ahead"):  # made ahead
             self.made_ahead.append(len(ids))
         return self.engine.part_a(ids, pack, speed, run_options)
 

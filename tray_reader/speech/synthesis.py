@@ -406,8 +406,8 @@ class Synthesizer:
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)
                     yield ready
-            # The read's first piece brings its text (prepared pieces have it already).
-            first_text: str | None = None if self.served_prepared else text
+            # The read's first piece brings its text (a prepared first chunk has it already).
+            first_text: str | None = None if prepared is not None else text
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
