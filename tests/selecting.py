@@ -74,6 +74,8 @@ class TextWindow:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(5)
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
 
     def _at(self, offset: int) -> tuple[str, str]:
         x, y = self.where[offset]

@@ -89,11 +89,14 @@ class Prepared:
     free: threading.Event = field(default_factory=_set_event)
     """Clear while a preparation makes pieces on its own thread: a read that plays them
     meanwhile takes ``rest`` over only once it is set again."""
+    pitch: float = 1.0
+    """The engine's f0 factor the audio was made with (speech-dispatcher's pitch)."""
 
-    def matches(self, text: str, pack: np.ndarray, speed: float) -> bool:
+    def matches(self, text: str, pack: np.ndarray, speed: float, pitch: float = 1.0) -> bool:
         return (
             text == self.text
             and speed == self.speed
+            and pitch == self.pitch
             and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
         )
 
@@ -261,6 +264,10 @@ class Synthesizer:
         if options is not None:
             options.terminate = True
 
+    def _pitch(self) -> float:
+        """The engine's f0 factor now (engines without one read at 1)."""
+        return float(getattr(self.engine, "f0_scale", 1.0))
+
     def prepare(
         self,
         text: str,
@@ -278,7 +285,7 @@ class Synthesizer:
         if len(text) > MAX_PREPARED_CHARS:
             return False
         pack, speed = voice()
-        if self.prepared is not None and self.prepared.matches(text, pack, speed):
+        if self.prepared is not None and self.prepared.matches(text, pack, speed, self._pitch()):
             return True
         self._preparing.set()
         try:
@@ -315,7 +322,7 @@ class Synthesizer:
                 ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
-                return Prepared(text, pack, speed, index + 1, [], audio)
+                return Prepared(text, pack, speed, index + 1, [], audio, pitch=self._pitch())
         return None
 
     def _chunk_audio(
@@ -372,7 +379,7 @@ class Synthesizer:
         started: float | None = None
         samples = 0
         prepared = self.prepared
-        self.served_prepared = prepared is not None and prepared.matches(text, *voice())
+        self.served_prepared = prepared is not None and prepared.matches(text, *voice(), self._pitch())
         if not self.served_prepared and len(text) <= MAX_PREPARED_CHARS:
             # Made as a preparation would make it, and kept (unless a selection is being
             # prepared): the same text read again starts with this chunk's audio.
