@@ -20,8 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -32,12 +33,19 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-def _wait(pred, timeout: float, what: str) -> None:
+T = TypeVar("T")
+
+
+def wait_for(pred: Callable[[], T], timeout: float, what: str) -> T:
+    """``pred()``'s first true value, asked every 20 ms; AssertionError after ``timeout`` s."""
     deadline = time.monotonic() + timeout
-    while not pred():
+    while True:
+        value = pred()
+        if value:
+            return value
         if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
 
 
 class Desktop:
@@ -113,7 +121,7 @@ class Desktop:
             )
             trayer = self.trayer
             try:
-                _wait(
+                wait_for(
                     lambda t=trayer: self.tray_window() is not None or t.poll() is not None,
                     15,
                     "trayer's window",
@@ -210,7 +218,7 @@ class Desktop:
         subprocess.run(
             ["xsel", f"--{which}", "--input"], input=text.encode(), env=self.env, check=True, timeout=5
         )
-        _wait(lambda: self.get_selection(which) == text, 5, f"{which} to read back")
+        wait_for(lambda: self.get_selection(which) == text, 5, f"{which} to read back")
 
     def get_selection(self, which: str) -> str:
         return subprocess.run(
@@ -296,6 +304,7 @@ class Daemon:
 
     def __init__(self, desktop: Desktop, pulse, home: Path) -> None:
         self.home = home
+        self.pulse = pulse
         self.config = home / "config"
         self.runtime = home / "runtime"
         self.runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -363,6 +372,26 @@ class Daemon:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the daemon was not ready within {timeout} s:\n{self.log.read_text()}")
             time.sleep(0.2)
+
+    def heard_reading(self, start: Callable[[], object], sentence: str) -> float:
+        """Call ``start`` (which makes the daemon read ``sentence``), record until the
+        reading ends, and return the recogniser's word recall of ``sentence`` in it."""
+        from tests.asr import recognise, word_recall
+
+        recorder = TimedRecorder(self.pulse).start()
+        try:
+            mark = recorder.mark()
+            start()
+            self.wait_state("speaking", timeout=15)
+            self.wait_state("idle", timeout=30)
+            time.sleep(0.3)
+            audio = recorder.audio_since(mark)
+        finally:
+            recorder.stop()
+        heard = recognise(audio, recorder.rate)
+        recall = word_recall(sentence, heard)
+        print(f"\nheard: {heard!r} (recall {recall:.2f})")
+        return recall
 
     def wait_state(self, state: str, timeout: float = 30) -> dict:
         deadline = time.monotonic() + timeout

@@ -17,23 +17,12 @@ import numpy as np
 import pytest
 
 from tests.asr import recognise, word_recall
-from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder
+from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder, wait_for
 
 pytestmark = pytest.mark.desktop
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
 SHORT = "Hello there, this is a test."
-
-
-def _wait_for(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _speech_span(audio: np.ndarray, rate: int, threshold: float = 0.01) -> float:
@@ -60,7 +49,7 @@ def test_daemon_is_ready_with_tray_icon(tray_daemon: Daemon, desktop: Desktop):
     st = tray_daemon.status()
     assert st["ready"] is True and st["state"] == "idle"
     print(f"\nmodel loaded and warmed in {st['ready_seconds']:.1f} s")
-    icons = _wait_for(desktop.tray_icons, 10, "an icon in trayer")
+    icons = wait_for(desktop.tray_icons, 10, "an icon in trayer")
     assert icons, "no icon is embedded in the tray"
     # First run wrote the commented defaults.
     text = tray_daemon.settings.read_text()
@@ -72,8 +61,8 @@ def test_hotkey_reads_primary_selection(tray_daemon: Daemon, desktop: Desktop, r
     offset = recorder.mark()
     pressed = time.monotonic()
     desktop.xdotool("key", "ctrl+alt+r")
-    _wait_for(lambda: tray_daemon.status()["state"] == "speaking", 10, "speaking")
-    _wait_for(lambda: tray_daemon.status()["state"] == "idle", 30, "idle again")
+    wait_for(lambda: tray_daemon.status()["state"] == "speaking", 10, "speaking")
+    wait_for(lambda: tray_daemon.status()["state"] == "idle", 30, "idle again")
     time.sleep(0.3)
     audio = recorder.audio_since(offset)
     span = _speech_span(audio, recorder.rate)
@@ -100,7 +89,7 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
     original = path.read_text()
     if how == "cold":
         path.write_text(original.replace("# prepare_selection = true", "prepare_selection = false"))
-        _wait_for(lambda: tray_daemon.status()["prepare_selection"] is False, 5, "the setting applied")
+        wait_for(lambda: tray_daemon.status()["prepare_selection"] is False, 5, "the setting applied")
     rows = []
     try:
         for i in range(5):
@@ -108,22 +97,22 @@ def test_hotkey_latency_median(tray_daemon: Daemon, desktop: Desktop, recorder: 
             text = f"{SHORT} {how.capitalize()} number {i + 1}{'.' * (i + 1)}"
             desktop.set_selection("primary", text)
             if how == "prepared":
-                _wait_for(lambda: tray_daemon.status()["prepared_chars"] == len(text), 10, "prepared")  # noqa: B023
+                wait_for(lambda: tray_daemon.status()["prepared_chars"] == len(text), 10, "prepared")  # noqa: B023
             elif how == "during":
-                _wait_for(lambda: tray_daemon.status()["preparing_chars"] == len(text), 10, "preparing")  # noqa: B023
+                wait_for(lambda: tray_daemon.status()["preparing_chars"] == len(text), 10, "preparing")  # noqa: B023
             offset = recorder.mark()
             pressed = time.monotonic()
             desktop.xdotool("key", "ctrl+alt+r")
-            first = _wait_for(lambda: recorder.first_sound_after(offset), 20, "sound after the hotkey")  # noqa: B023
+            first = wait_for(lambda: recorder.first_sound_after(offset), 20, "sound after the hotkey")  # noqa: B023
             last = tray_daemon.status()["last"]
             assert last["prepared"] is (how != "cold"), (i, text)
             rows.append((pressed, first, last))
             desktop.xdotool("key", "ctrl+alt+s")
-            _wait_for(lambda: tray_daemon.status()["state"] == "idle", 10, "idle after stop")
+            wait_for(lambda: tray_daemon.status()["state"] == "idle", 10, "idle after stop")
             time.sleep(0.3)
     finally:
         path.write_text(original)
-    _wait_for(lambda: tray_daemon.status()["prepare_selection"] is True, 5, "the setting back")
+    wait_for(lambda: tray_daemon.status()["prepare_selection"] is True, 5, "the setting back")
     print(f"\n  {how}: press->hotkey  ->selection  ->1st chunk  ->DAC (player)  ->captured (ms)  underruns")
     totals = []
     for pressed, first, last in rows:
@@ -150,8 +139,8 @@ def test_queue_pause_and_stop_hotkeys(tray_daemon: Daemon, desktop: Desktop):
     tray_daemon.wait_state("speaking")
     desktop.set_selection("primary", SHORT)
     desktop.xdotool("key", "ctrl+alt+q")
-    _wait_for(lambda: tray_daemon.status()["queue"] == 1, 10, "the queued selection")
-    icon = _wait_for(desktop.tray_icons, 10, "the tray icon")[0][1:]
+    wait_for(lambda: tray_daemon.status()["queue"] == 1, 10, "the queued selection")
+    icon = wait_for(desktop.tray_icons, 10, "the tray icon")[0][1:]
     desktop.xdotool("mousemove", "10", "700")  # no hover highlight on the icon
     desktop.xdotool("key", "ctrl+alt+p")
     tray_daemon.wait_state("paused", timeout=10)
@@ -185,7 +174,7 @@ def test_nothing_selected_notifies(tray_daemon: Daemon, desktop: Desktop):
     desktop.clear_selection("clipboard")
     before = _notifications(desktop)
     desktop.xdotool("key", "ctrl+alt+r")
-    _wait_for(lambda: _notifications(desktop) > before, 5, "a notification")
+    wait_for(lambda: _notifications(desktop) > before, 5, "a notification")
     assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
     assert tray_daemon.status()["state"] == "idle"
 
@@ -193,11 +182,11 @@ def test_nothing_selected_notifies(tray_daemon: Daemon, desktop: Desktop):
 def test_tray_menu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
     desktop.set_selection("primary", SHORT)
     before = tray_daemon.status()["last"]["pressed"]
-    wid, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
+    wid, x, y, w, h = wait_for(desktop.tray_icons, 10, "the tray icon")[0]
     windows_before = set(_mapped_windows(desktop))
     desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
     desktop.xdotool("click", "3")
-    menu = _wait_for(lambda: _new_menu(desktop, windows_before), 10, "the tray menu")
+    menu = wait_for(lambda: _new_menu(desktop, windows_before), 10, "the tray menu")
     time.sleep(0.3)
     shot = desktop.screenshot("tray-menu.png")
     print(f"\nmenu window {menu}; screenshot {shot}")
@@ -207,7 +196,7 @@ def test_tray_menu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
     desktop.xdotool("mousemove", str(mx + mw // 2), str(my + 14))
     time.sleep(0.2)
     desktop.xdotool("click", "1")
-    st = _wait_for(
+    st = wait_for(
         lambda: (s := tray_daemon.status())["last"]["pressed"] != before and s["state"] == "speaking" and s,
         10,
         "reading started from the menu",
@@ -218,11 +207,11 @@ def test_tray_menu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
 
 def test_voice_submenu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop):
     before = tray_daemon.status()["voice"]
-    wid, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
+    wid, x, y, w, h = wait_for(desktop.tray_icons, 10, "the tray icon")[0]
     known = set(_mapped_windows(desktop))
     desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
     desktop.xdotool("click", "3")
-    menu = _wait_for(lambda: _new_menu(desktop, known), 10, "the tray menu")
+    menu = wait_for(lambda: _new_menu(desktop, known), 10, "the tray menu")
     known.add(menu[0])
     mx, my, mw, mh = menu[1:]
     # Hover down the menu until a submenu opens: the first one is Voice.
@@ -244,9 +233,7 @@ def test_voice_submenu_through_real_clicks(tray_daemon: Daemon, desktop: Desktop
     desktop.xdotool("mousemove", str(sx + sw // 2), str(sy + 6 + 25 + 12))
     time.sleep(0.2)
     desktop.xdotool("click", "1")
-    chosen = _wait_for(
-        lambda: (v := tray_daemon.status()["voice"]) != before and v, 10, "the voice to change"
-    )
+    chosen = wait_for(lambda: (v := tray_daemon.status()["voice"]) != before and v, 10, "the voice to change")
     print(f"voice {before} -> {chosen} from the menu")
     assert f'voice = "{chosen}"' in tray_daemon.settings.read_text()
     assert tray_daemon.cli("ctl", "voice", before).returncode == 0
@@ -355,20 +342,20 @@ def test_settings_change_applies_while_running(tray_daemon: Daemon):
             original
             + '\n# test\nread = "ctrl+alt+xx"\nqueue = "ctrl+alt+s"\n'  # invalid, conflicting (in [hotkeys])
         )
-        st = _wait_for(lambda: (s := tray_daemon.status())["problems"] and s, 5, "the problems reported")
+        st = wait_for(lambda: (s := tray_daemon.status())["problems"] and s, 5, "the problems reported")
         problems = "\n".join(st["problems"])
         print(problems)
         assert "hotkeys.read" in problems and "'xx'" in problems
         assert "hotkeys.queue" in problems and "hotkeys.stop" in problems
         path.write_text(original.replace("# volume = 1.0", "volume = 0.5"))
-        _wait_for(
+        wait_for(
             lambda: tray_daemon.status()["volume"] == 0.5 and not tray_daemon.status()["problems"],
             5,
             "volume",
         )
     finally:
         path.write_text(original)
-    _wait_for(lambda: tray_daemon.status()["volume"] == 1.0, 5, "volume back")
+    wait_for(lambda: tray_daemon.status()["volume"] == 1.0, 5, "volume back")
 
 
 COPY_TARGET = r"""
@@ -405,7 +392,7 @@ def test_copy_and_restore_keeps_the_clipboard(tray_daemon: Daemon, desktop: Desk
         path.write_text(original.replace("# copy_and_restore = false", "copy_and_restore = true"))
         time.sleep(1.5)  # the daemon re-reads the file within a second
         assert app.stdout is not None and app.stdout.readline().strip() == "shown"
-        wid = _wait_for(
+        wid = wait_for(
             lambda: desktop.xdotool("search", "--onlyvisible", "--name", "copy-target", check=False).split(),
             10,
             "the copy-target window",
@@ -417,7 +404,7 @@ def test_copy_and_restore_keeps_the_clipboard(tray_daemon: Daemon, desktop: Desk
         r = tray_daemon.cli("ctl", "read")
         assert r.returncode == 0, r.stderr
         assert tray_daemon.status()["last_text"] == copied
-        _wait_for(lambda: desktop.get_selection("clipboard") == previous, 5, "the clipboard restored")
+        wait_for(lambda: desktop.get_selection("clipboard") == previous, 5, "the clipboard restored")
         tray_daemon.cli("ctl", "stop")
     finally:
         path.write_text(original)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 
+from tests.fixtures_desktop import wait_for
 from tray_reader import model_files
 from tray_reader.enroll_window import EnrollFlow, Phase
 from tray_reader.errors import AudioDeviceError, EnrollmentError
@@ -341,14 +342,6 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
     assert os.path.exists(Path(desktop.screenshot("enroll-window-closed.png")))
 
 
-def _wait_for(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while not (value := pred()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-    return value
-
-
 @pytest.mark.desktop
 def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop, monkeypatch):
     """The real path: right-click the tray icon, choose "Enroll voice…" with the keyboard,
@@ -358,13 +351,13 @@ def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop, monkeypa
         return desktop.xdotool("search", "--onlyvisible", "--name", "Enroll a voice", check=False).split()
 
     others = set(shown())  # windows other tests left open
-    _, x, y, w, h = _wait_for(desktop.tray_icons, 10, "the tray icon")[0]
+    _, x, y, w, h = wait_for(desktop.tray_icons, 10, "the tray icon")[0]
     desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2))
     desktop.xdotool("click", "3")
     time.sleep(0.8)
     # Read selection, Pause, Stop, Next, Previous, Voice, Speed, then Enroll voice… (8th).
     desktop.xdotool("key", "--delay", "80", *["Down"] * 8, "Return")
-    wid = _wait_for(lambda: set(shown()) - others, 15, "the enrolment window").pop()
+    wid = wait_for(lambda: set(shown()) - others, 15, "the enrolment window").pop()
     desktop.xdotool("mousemove", "5", "700")
     desktop.xdotool("type", "--delay", "30", "af_sarah")  # the name entry has the focus
     time.sleep(0.5)
@@ -375,7 +368,7 @@ def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop, monkeypa
     wx, wy, ww, wh = geometry
     desktop.xdotool("mousemove", str(wx + ww - 48), str(wy + wh - 30))  # the Close button
     desktop.xdotool("click", "1")
-    _wait_for(lambda: wid not in shown(), 10, "the window to close")
+    wait_for(lambda: wid not in shown(), 10, "the window to close")
     assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
     assert tray_daemon.status()["state"] == "idle"
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_audio import _stop
-from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder
+from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder, wait_for
 
 pytestmark = pytest.mark.desktop
 
@@ -24,17 +24,6 @@ SENTENCES = [
     "Fifth, everyone went back down to see what the flood had left behind.",
 ]
 TEXT = " ".join(SENTENCES)
-
-
-def _wait_for(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +63,7 @@ def _loud(audio: np.ndarray, rate: int) -> float:
 
 
 def test_the_daemon_is_an_mpris_player(tray_daemon: Daemon, desktop: Desktop, playerctl):
-    listed = _wait_for(
+    listed = wait_for(
         lambda: (
             "tray_reader"
             in subprocess.run(["playerctl", "-l"], env=desktop.env, capture_output=True, text=True).stdout
@@ -103,8 +92,8 @@ def test_media_keys_drive_the_reading(tray_daemon: Daemon, desktop: Desktop, pla
     try:
         time.sleep(0.5)  # dbus-monitor is listening
         assert tray_daemon.cli("ctl", "read", TEXT).returncode == 0
-        _wait_for(lambda: playerctl("status") == "Playing", 20, "Playing")
-        title = _wait_for(lambda: _ok(playerctl("metadata", "title")), 10, "a title")
+        wait_for(lambda: playerctl("status") == "Playing", 20, "Playing")
+        title = wait_for(lambda: _ok(playerctl("metadata", "title")), 10, "a title")
         assert title == SENTENCES[0], playerctl("metadata")
         assert playerctl("metadata", "artist") == "af_heart"
 
@@ -127,11 +116,11 @@ def test_media_keys_drive_the_reading(tray_daemon: Daemon, desktop: Desktop, pla
         assert resumed_sound > 0.5
 
         playerctl("next")
-        _wait_for(lambda: playerctl("metadata", "title") == SENTENCES[1], 15, "the second sentence's title")
+        wait_for(lambda: playerctl("metadata", "title") == SENTENCES[1], 15, "the second sentence's title")
         playerctl("next")
-        _wait_for(lambda: playerctl("metadata", "title") == SENTENCES[2], 15, "the third sentence's title")
+        wait_for(lambda: playerctl("metadata", "title") == SENTENCES[2], 15, "the third sentence's title")
         playerctl("previous")
-        _wait_for(
+        wait_for(
             lambda: playerctl("metadata", "title") in (SENTENCES[1], SENTENCES[2]),
             15,
             "the title after previous",

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.fixtures_audio import _stop
-from tests.fixtures_desktop import ROOT, Daemon, Desktop, TimedRecorder
+from tests.fixtures_desktop import ROOT, Daemon, Desktop, wait_for
 from tray_reader.portal import DESCRIPTIONS
 
 pytestmark = pytest.mark.desktop
@@ -80,20 +80,9 @@ def portal_daemon(desktop: Desktop, pulse, tmp_path):
         bus.stop()
 
 
-def _wait_for(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def test_the_daemon_binds_every_action_and_reads_on_activated(portal_daemon, desktop: Desktop, pulse):
     bus, daemon = portal_daemon()
-    bound = _wait_for(lambda: [c for c in bus.calls() if c["method"] == "BindShortcuts"], 15, "BindShortcuts")
+    bound = wait_for(lambda: [c for c in bus.calls() if c["method"] == "BindShortcuts"], 15, "BindShortcuts")
     calls = [c["method"] for c in bus.calls()]
     assert calls.index("Register") < calls.index("CreateSession") < calls.index("BindShortcuts")
     assert [c["app_id"] for c in bus.calls() if c["method"] == "Register"] == ["tray-reader"]
@@ -104,22 +93,12 @@ def test_the_daemon_binds_every_action_and_reads_on_activated(portal_daemon, des
     assert shortcuts["stop"]["preferred_trigger"] == "CTRL+ALT+s"
 
     desktop.set_selection("primary", SENTENCE)
-    recorder = TimedRecorder(pulse).start()
-    try:
-        mark = recorder.mark()
-        bus.activate("read")
-        _wait_for(lambda: daemon.status()["last_text"] == SENTENCE, 10, "the selection to be read")
-        daemon.wait_state("speaking", timeout=15)
-        daemon.wait_state("idle", timeout=30)
-        time.sleep(0.3)
-        audio = recorder.audio_since(mark)
-    finally:
-        recorder.stop()
-    from tests.asr import recognise, word_recall
 
-    heard = recognise(audio, recorder.rate)
-    recall = word_recall(SENTENCE, heard)
-    print(f"\nheard: {heard!r} (recall {recall:.2f})")
+    def press() -> None:
+        bus.activate("read")
+        wait_for(lambda: daemon.status()["last_text"] == SENTENCE, 10, "the selection to be read")
+
+    recall = daemon.heard_reading(press, SENTENCE)
     assert recall >= 0.5
     log = daemon.log.read_text()
     assert "Traceback" not in log
@@ -127,7 +106,7 @@ def test_the_daemon_binds_every_action_and_reads_on_activated(portal_daemon, des
 
 def test_a_portal_that_refuses_leaves_a_running_daemon_and_a_message(portal_daemon):
     bus, daemon = portal_daemon("--fail")
-    st = _wait_for(
+    st = wait_for(
         lambda: (s := daemon.status()) and any("portal" in n for n in s["desktop"]) and s, 15, "the message"
     )
     note = next(n for n in st["desktop"] if "portal" in n)
@@ -147,7 +126,7 @@ def test_a_portal_that_refuses_leaves_a_running_daemon_and_a_message(portal_daem
 
 def test_a_refused_registration_is_named_in_the_message(portal_daemon):
     bus, daemon = portal_daemon("--fail", "--no-desktop-file")
-    st = _wait_for(
+    st = wait_for(
         lambda: (s := daemon.status()) and any("portal" in n for n in s["desktop"]) and s, 15, "the message"
     )
     note = next(n for n in st["desktop"] if "portal" in n)

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.asr import recognise, word_recall
-from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder
+from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder, wait_for
 from tests.selecting import TextWindow
 
 pytestmark = pytest.mark.desktop
@@ -25,17 +25,6 @@ LONGER = (
     "Please bring the printed report, your notes from the last quarter, and any questions "
     "about the new schedule to the meeting on Thursday morning."
 )
-
-
-def _wait(pred, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +41,12 @@ def _press_and_hear(daemon: Daemon, desktop: Desktop, recorder: TimedRecorder, s
     underruns = daemon.status()["last"]["underruns"]
     offset = recorder.mark()
     desktop.xdotool("key", "ctrl+alt+r")
-    _wait(lambda: daemon.status()["last"]["pressed"] != before, 20, "the key to be taken")
-    _wait(lambda: recorder.first_sound_after(offset), 20, "sound")
+    wait_for(lambda: daemon.status()["last"]["pressed"] != before, 20, "the key to be taken")
+    wait_for(lambda: recorder.first_sound_after(offset), 20, "sound")
     if stop_after:
         time.sleep(stop_after)
         daemon.cli("ctl", "stop")
-    _wait(lambda: daemon.status()["state"] == "idle", 40, "the read to end")
+    wait_for(lambda: daemon.status()["state"] == "idle", 40, "the read to end")
     time.sleep(0.3)
     st = daemon.status()
     print(f"\n  underruns in this read: {st['last']['underruns'] - underruns}")
@@ -82,9 +71,9 @@ def test_text_selected_with_the_mouse_is_read(tray_daemon: Daemon, desktop: Desk
         # A drag over the first sentence.
         first = PARAGRAPH[: PARAGRAPH.index(".") + 1]
         win.drag(0, len(first))
-        _wait(lambda: desktop.get_selection("primary") == first, 5, "the drag's selection")
+        wait_for(lambda: desktop.get_selection("primary") == first, 5, "the drag's selection")
         # PRIMARY changed owner once, as the drag began; the text it grew to is prepared.
-        _wait(lambda: _noticed(tray_daemon, first), 10, "the dragged text prepared")
+        wait_for(lambda: _noticed(tray_daemon, first), 10, "the dragged text prepared")
         time.sleep(random.uniform(0.2, 0.6))
         st, heard = _press_and_hear(tray_daemon, desktop, recorder)
         print(f"\ndragged {first!r}: heard {heard!r}, prepared {st['last']['prepared']}")
@@ -97,8 +86,8 @@ def test_text_selected_with_the_mouse_is_read(tray_daemon: Daemon, desktop: Desk
         win.double_click(start + 1)
         time.sleep(0.4)
         win.shift_click(len(PARAGRAPH))
-        _wait(lambda: desktop.get_selection("primary") == second, 5, "the extended selection")
-        _wait(lambda: _noticed(tray_daemon, second), 10, "the extended text prepared")
+        wait_for(lambda: desktop.get_selection("primary") == second, 5, "the extended selection")
+        wait_for(lambda: _noticed(tray_daemon, second), 10, "the extended text prepared")
         time.sleep(random.uniform(0.2, 0.6))
         st, heard = _press_and_hear(tray_daemon, desktop, recorder)
         print(f"extended {second!r}: heard {heard!r}, prepared {st['last']['prepared']}")
@@ -113,7 +102,7 @@ def test_the_press_after_a_takeover_is_prepared(tray_daemon: Daemon, desktop: De
     for i in range(3):
         text = f"{LONGER} Number {i + 1}{'.' * (i + 1)}"  # a new length each time
         desktop.set_selection("primary", text)
-        _wait(lambda: _noticed(tray_daemon, text), 10, "the selection noticed")  # noqa: B023
+        wait_for(lambda: _noticed(tray_daemon, text), 10, "the selection noticed")  # noqa: B023
         took_over += tray_daemon.status()["preparing_chars"] == len(text)
         first, _ = _press_and_hear(tray_daemon, desktop, recorder, stop_after=0.8)
         assert first["last"]["prepared"] and first["last_text"] == text
@@ -144,17 +133,17 @@ def test_a_key_pressed_while_warming_is_read_once_ready(desktop: Desktop, pulse,
     try:
         d.start(wait_ready=False)
         # The socket answers once the keys are listened to (the app starts them first).
-        st = _wait(lambda: _status_or_none(d), 60, "the control socket")
+        st = wait_for(lambda: _status_or_none(d), 60, "the control socket")
         warming = st["state"] == "warming"
         notices = _notifications(desktop)
         offset = recorder.mark()
         desktop.xdotool("key", "ctrl+alt+r")
         if warming:
-            _wait(lambda: _notifications(desktop) > notices, 10, "the getting-ready notice")
+            wait_for(lambda: _notifications(desktop) > notices, 10, "the getting-ready notice")
         d.wait_ready(120)
-        _wait(lambda: d.status()["last_text"] == text, 30, "the press to be read")
-        _wait(lambda: recorder.first_sound_after(offset), 20, "sound")
-        _wait(lambda: d.status()["state"] == "idle", 40, "the read to end")
+        wait_for(lambda: d.status()["last_text"] == text, 30, "the press to be read")
+        wait_for(lambda: recorder.first_sound_after(offset), 20, "sound")
+        wait_for(lambda: d.status()["state"] == "idle", 40, "the read to end")
         time.sleep(0.3)
         heard = recognise(recorder.audio_since(offset), recorder.rate)
         print(f"\npressed while {'warming' if warming else 'ready'}; heard {heard!r}")

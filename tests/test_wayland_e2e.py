@@ -18,9 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.asr import recognise, word_recall
 from tests.fixtures_audio import _stop
-from tests.fixtures_desktop import ARTIFACTS, ROOT, Daemon, TimedRecorder
+from tests.fixtures_desktop import ARTIFACTS, ROOT, Daemon
 
 pytestmark = pytest.mark.desktop
 
@@ -158,21 +157,13 @@ def test_ctl_read_speaks_the_wayland_primary_selection(wayland, pulse):
     assert "No tray host (StatusNotifierWatcher)" in notes and "AppIndicator extension" in notes
     assert "bindsym Ctrl+Alt+r exec tray-reader ctl read" in notes
     wayland.copy(SENTENCE)
-    recorder = TimedRecorder(pulse).start()
-    try:
-        mark = recorder.mark()
+
+    def read() -> None:
         r = daemon.cli("ctl", "read")
         assert r.returncode == 0, r.stderr
         assert daemon.status()["last_text"] == SENTENCE
-        daemon.wait_state("speaking", timeout=15)
-        daemon.wait_state("idle", timeout=30)
-        time.sleep(0.3)
-        audio = recorder.audio_since(mark)
-    finally:
-        recorder.stop()
-    heard = recognise(audio, recorder.rate)
-    recall = word_recall(SENTENCE, heard)
-    print(f"\nheard: {heard!r} (recall {recall:.2f})")
+
+    recall = daemon.heard_reading(read, SENTENCE)
     assert recall >= 0.5
     log = daemon.log.read_text()
     for bad in ("Traceback", "CRITICAL", "Gtk-", "Gdk-"):

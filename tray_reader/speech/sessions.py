@@ -35,8 +35,8 @@ def make_session(
         so.register_custom_ops_library(str(library))
     session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     # onnxruntime's wrapper keeps the model bytes to re-create the session on another
-    # provider (a fallback only GPU providers use): 100 MB for our two parts, held for
-    # nothing. The session has its own copy of everything it needs.
+    # provider (a fallback only GPU providers use): held for nothing. The session has its
+    # own copy of everything it needs.
     if getattr(session, "_model_bytes", None) is model:
         session._model_bytes = None
     return session
