@@ -20,6 +20,8 @@ on a busy machine the xdotool process and the key's way to the callback alone to
 - stopped: select, `ctl stop` 0.2 s later (while it is prepared), read 0.5 s after;
 - readnow: a long text is being read; the next selection is made, settles, "read now";
 - cold: prepare_selection = false;
+- idle: as cold, but the key comes after IDLE_SECONDS without reading (the audio device was
+  closed meanwhile, as it is after any pause in a user's day);
 - drag: a sentence selected in a real X window (a GTK text view) by a mouse drag, the key
   200-600 ms later.
 
@@ -51,7 +53,9 @@ from tests.fixtures_audio import PulseServer, reinit_portaudio, warm_up_portaudi
 from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder  # noqa: E402
 from tests.selecting import TextWindow  # noqa: E402
 
-PATHS = ("prepared", "during", "repeat", "stopped", "readnow", "cold", "drag")
+PATHS = ("prepared", "during", "repeat", "stopped", "readnow", "cold", "idle", "drag")
+IDLE_SECONDS = 25.0
+"""The "idle" path's quiet time before each press: longer than the player keeps its device."""
 LONG = " ".join(
     [
         "The old lighthouse stood at the edge of the cliff for more than a century.",
@@ -96,6 +100,12 @@ class Rig:
         self.recorder: TimedRecorder | None = None
         self.daemon: Daemon | None = None
         self.window: TextWindow | None = None
+        self._keyboard: Keyboard | None = None
+
+    def keyboard(self) -> Keyboard:
+        if self._keyboard is None:
+            self._keyboard = Keyboard(self.desktop.env["DISPLAY"])
+        return self._keyboard
 
     def start(self) -> None:
         self.desktop.start()
@@ -133,6 +143,8 @@ class Rig:
             self.daemon.stop()
         if self.window is not None:
             self.window.__exit__()
+        if self._keyboard is not None:
+            self._keyboard.close()
         if self.recorder is not None:
             self.recorder.stop()
         self.pulse.close()
@@ -147,6 +159,39 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
+class Keyboard:
+    """Presses keys through XTEST from this process: the press time is the key's own, not
+    that of starting an xdotool process (10-25 ms here, more on a busy machine)."""
+
+    def __init__(self, display: str) -> None:
+        from Xlib import XK, X
+        from Xlib import display as xdisplay
+        from Xlib.ext import xtest
+
+        self._X, self._xtest = X, xtest
+        self._d = xdisplay.Display(display)
+        self._codes = {
+            name: self._d.keysym_to_keycode(XK.string_to_keysym(name)) for name in ("Control_L", "Alt_L", "r")
+        }
+
+    def read_hotkey(self) -> float:
+        """Ctrl+Alt+R; returns the monotonic time the R key went down."""
+        X, xtest, d, c = self._X, self._xtest, self._d, self._codes
+        xtest.fake_input(d, X.KeyPress, c["Control_L"])
+        xtest.fake_input(d, X.KeyPress, c["Alt_L"])
+        d.sync()
+        pressed = time.monotonic()
+        xtest.fake_input(d, X.KeyPress, c["r"])
+        d.sync()
+        for key in ("r", "Alt_L", "Control_L"):
+            xtest.fake_input(d, X.KeyRelease, c[key])
+        d.sync()
+        return pressed
+
+    def close(self) -> None:
+        self._d.close()
+
+
 class Presses:
     """Presses the read hotkey and collects what each press gave."""
 
@@ -154,13 +199,13 @@ class Presses:
         self.rig, self.d = rig, daemon
         assert rig.recorder is not None
         self.rec = rig.recorder
+        self.keys = rig.keyboard()
 
     def press(self, expect_sound: bool = True) -> dict:
         before = self.d.status()["last"]["pressed"]
         underruns = self.d.status()["last"]["underruns"]
         offset = self.rec.mark()
-        pressed = time.monotonic()
-        self.rig.desktop.xdotool("key", "ctrl+alt+r")
+        pressed = self.keys.read_hotkey()
         last = _wait(
             lambda: (
                 (s := self.d.status()["last"])["pressed"] != before
@@ -211,7 +256,7 @@ def _select_and_catch_preparing(desk: Desktop, d: Daemon, text: str) -> None:
 
 
 def _path(rig: Rig, name: str, presses: int) -> list[dict]:
-    cold = name == "cold"
+    cold = name in ("cold", "idle")
     d, _ = rig.new_daemon("prepare_selection = false\n" if cold else "")
     p = Presses(rig, d)
     rows: list[dict] = []
@@ -231,9 +276,11 @@ def _one(rig: Rig, name: str, d: Daemon, p: Presses, i: int, rows: list[dict]) -
     """One press on path ``name`` (see the module docstring), its row appended to ``rows``."""
     desk = rig.desktop
     text = f"{TEXTS[i % len(TEXTS)]} Number {i + 1}{'.' * (i + 1)}"  # a new length each time
-    if name in ("prepared", "cold"):
+    if name == "idle":
+        time.sleep(IDLE_SECONDS)
+    if name in ("prepared", "cold", "idle"):
         desk.set_selection("primary", text)
-        if name == "cold":
+        if name in ("cold", "idle"):
             time.sleep(0.4)
         else:
             _wait(lambda: d.status()["prepared_chars"] == len(text), 10, "prepared")

@@ -13,7 +13,17 @@ import pytest
 from tests.schedules import growing
 from tray_reader import model_files
 from tray_reader.speech import synthesis
-from tray_reader.speech.synthesis import EDGE_FADE, Synthesizer, faded_pieces, fixed_voice
+from tray_reader.speech.synthesis import (
+    EDGE_FADE,
+    LEAD_IN_KEEP,
+    LEAD_IN_LEVEL,
+    Synthesizer,
+    faded_pieces,
+    fixed_voice,
+    without_lead_in,
+)
+from tray_reader.speech.timings import WordTiming
+from tray_reader.speech.types import AudioChunk
 from tray_reader.text.frontend import TextFrontEnd
 
 
@@ -31,6 +41,38 @@ def test_faded_pieces_handles_tiny_and_empty_pieces():
     out = list(faded_pieces(iter([np.ones(3, np.float32), np.zeros(0, np.float32)])))
     assert sum(p.size for p in out) == 3
     assert list(faded_pieces(iter([]))) == []
+
+
+def test_a_reads_silent_lead_in_is_cut_up_to_its_first_sound_with_the_word_timings():
+    sound = 0.3 * np.cos(np.arange(2400, dtype=np.float32) * 0.2)
+    samples = np.concatenate([np.full(1200, 1e-4, np.float32), sound])  # 50 ms of hiss first
+    words = (WordTiming(960, 2000, (0, 5)), WordTiming(2000, 3600, (6, 9)))
+    out = without_lead_in(AudioChunk(samples, 0, words=words))
+    cut = 1200 - LEAD_IN_KEEP
+    assert out.samples.size == samples.size - cut
+    assert np.array_equal(out.samples[LEAD_IN_KEEP:], sound)  # the sound itself is whole
+    assert out.samples[0] == 0.0 and np.max(np.abs(out.samples[:LEAD_IN_KEEP])) <= 1e-4  # faded, no click
+    assert [(w.start, w.end) for w in out.words] == [(0, 2000 - cut), (2000 - cut, 3600 - cut)]
+    # Sound at once, or no sound at all: nothing to cut.
+    for kept in (sound, np.zeros(500, np.float32)):
+        piece = AudioChunk(kept, 0)
+        assert without_lead_in(piece) is piece
+
+
+def test_a_read_begins_at_its_first_sound_and_later_chunks_keep_their_timing(engine, phonemizer):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    text = "It was late. The rain had stopped."
+    pieces = list(synth.stream(text, voice))
+    first = np.flatnonzero(np.abs(pieces[0].samples) > LEAD_IN_LEVEL)[0]
+    assert first == LEAD_IN_KEEP  # the model's own lead-in (25-55 ms) is gone
+    # The second sentence's chunk starts as the model made it (its lead-in is rhythm).
+    whole = list(
+        synth.engine.stream(synth.frontend.ids(list(synth.frontend.chunks(text))[1].phonemes), *voice())
+    )
+    later = [p for p in pieces if p.sentence == 1]
+    assert later[0].samples.size >= whole[0].size - EDGE_FADE
+    assert np.flatnonzero(np.abs(later[0].samples) > LEAD_IN_LEVEL)[0] > LEAD_IN_KEEP
 
 
 def test_stream_yields_sentences_in_order_with_pauses(engine, phonemizer):
@@ -103,7 +145,7 @@ def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine,
     cancel.set()
     assert list(stream) == []
     again = list(synth.stream(TEXT, voice))
-    assert synth.served_prepared and again[0] is first
+    assert synth.served_prepared and np.array_equal(again[0].samples, first.samples)
     assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by the first read
     assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
     # Another text replaces it.
@@ -122,7 +164,9 @@ def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, p
     ready = synth.prepared.pieces
     again = list(synth.stream(TEXT, voice))
     assert synth.served_prepared
-    assert again[: len(ready)] == ready  # the very pieces made ahead, first
+    # The very pieces made ahead, first (the first from its first sound on).
+    assert np.array_equal(again[0].samples, without_lead_in(ready[0]).samples)
+    assert again[1 : len(ready)] == ready[1:]
     assert len(counting.chunks) == 2 * chunks  # ...and the first chunk not made again
     # Nothing lost or repeated: the same sentences and the same amount of audio (later
     # windows may differ in size, not in what they cover).
@@ -165,7 +209,7 @@ def test_a_read_during_preparation_takes_over_after_the_first_piece(engine, phon
     # A read that stops after the first piece leaves the chunk unfinished, not broken.
     cancel = threading.Event()
     stream = synth.stream(TEXT, voice, cancel)
-    assert next(stream) is prepared.pieces[0]
+    assert np.array_equal(next(stream).samples, without_lead_in(prepared.pieces[0]).samples)
     cancel.set()
     assert list(stream) == []
 
@@ -175,7 +219,7 @@ def test_a_read_during_preparation_takes_over_after_the_first_piece(engine, phon
     # The prepared chunk starts as a read does (the same first window; later ones are
     # sized by time), and nothing is lost.
     np.testing.assert_allclose(again[0].samples, plain[0].samples, atol=1e-4)
-    assert again[: len(prepared.pieces)] == prepared.pieces
+    assert again[1 : len(prepared.pieces)] == prepared.pieces[1:]
     assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import onnxruntime as ort
@@ -48,6 +48,28 @@ def faded_pieces(pieces: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     if held.size:
         held *= _FADE_OUT[-held.size :]
         yield held
+
+
+LEAD_IN_LEVEL = 0.003
+"""Amplitude (-50 dBFS) below which the samples before a read's first sound are silence."""
+LEAD_IN_KEEP = int(0.010 * SAMPLE_RATE)
+"""Samples kept before a read's first sound, so its onset (a breath, an /h/) is never cut."""
+
+
+def without_lead_in(piece: AudioChunk) -> AudioChunk:
+    """A read's first piece without the silence before its first sound (the model starts
+    a chunk 25-55 ms before it: for the first chunk of a read, that is only latency).
+    The cut is faded in and the words' timings move with it."""
+    audio = piece.samples
+    loud = np.flatnonzero(np.abs(audio) > LEAD_IN_LEVEL)
+    if not loud.size or loud[0] <= LEAD_IN_KEEP:
+        return piece
+    cut = int(loud[0]) - LEAD_IN_KEEP
+    samples = audio[cut:].copy()
+    n = min(EDGE_FADE, samples.size)
+    samples[:n] *= _FADE_IN[:n]
+    words = tuple(replace(w, start=max(0, w.start - cut), end=max(0, w.end - cut)) for w in piece.words)
+    return replace(piece, samples=samples, words=words)
 
 
 def chunk_timings(
@@ -408,6 +430,8 @@ class Synthesizer:
                 for ready in prepared.replay():
                     if cancel.is_set():
                         return
+                    if started is None:
+                        ready = without_lead_in(ready)
                     started = started or time.perf_counter()
                     samples += ready.samples.size
                     if queued() >= AHEAD_LEAD:
@@ -425,6 +449,8 @@ class Synthesizer:
                     give_way()
                     if cancel.is_set():
                         return
+                    if started is None:
+                        piece = without_lead_in(piece)
                     started = started or time.perf_counter()
                     samples += piece.samples.size
                     if queued() >= AHEAD_LEAD:
