@@ -163,6 +163,35 @@ def test_stop_fades_out_within_fade_ms_cancels_upstream_and_next_play_starts_fre
         player.close()
 
 
+def test_a_read_begun_while_listeners_run_is_fed_at_once_not_at_the_next_idle_look():
+    # "Read now": the old request ends on the feeder thread, which then tells its
+    # listeners (tray, MPRIS); the new request's audio, handed over meanwhile, must not
+    # wait for the feeder's next look while idle (here an hour).
+    out = MemoryOutput(RATE, pace=None)
+    player = Player(out, PlayerConfig(stall_s=3600, idle_poll_s=3600))
+    in_listener, release = threading.Event(), threading.Event()
+
+    def slow_listener(status: PlayerStatus) -> None:
+        if status.state is PlayerState.IDLE and not release.is_set():
+            in_listener.set()
+            release.wait(10)
+
+    player.add_listener(slow_listener)
+    try:
+        player.play(AudioChunk(tone(440, 2.0), 0))
+        wait_for(lambda: player.buffered >= 0.29)
+        out.streams[0].pull(5)
+        player.flush()
+        out.streams[0].pull(3)  # the fade-out: the request ends, the listeners are told
+        assert in_listener.wait(5)
+        player.play(AudioChunk(level(0.25, 0.2), 0, last=True))  # the new read's first audio
+        release.set()
+        wait_for(lambda: player.buffered > 0.1)
+    finally:
+        release.set()
+        player.close()
+
+
 def test_volume_changes_ramp_without_steps():
     player, out = make(pace=None)
     try:

@@ -123,6 +123,8 @@ class PlayerConfig:
     """A stream whose callback stops this long is treated as a failed device."""
     idle_close_s: float = 20.0
     """Close the device after this long idle (opening again costs a few ms)."""
+    idle_poll_s: float = 0.2
+    """Seconds between the feeder's looks at an open device while nothing plays."""
 
 
 @dataclass
@@ -178,6 +180,7 @@ class Player:
         self._volume = 1.0  # controls
         self._expect = False  # feeder: audio should be there (an empty ring is an underrun)
         self._first_pending = False  # feeder arms, callback records _first_heard
+        self._handed = False  # play() handed audio over since the feeder last looked
         self._first_heard = 0.0
         self._gain = 0.0  # callback
         self._hold_armed = False  # callback
@@ -223,6 +226,7 @@ class Player:
             req.timeline.append(chunk.sentence, chunk.samples, chunk.words, chunk.sentence_span)
             if chunk.last:
                 req.timeline.finished = True
+            self._handed = True  # the feeder takes it at once, even if it was busy when notified
             self._cond.notify_all()
 
     def finish(self) -> None:
@@ -476,16 +480,23 @@ class Player:
                 status = self._status()
                 listeners = list(self._listeners) if status != self._published else []
                 self._published = status
-                busy = self._req is not None or self._stopping
-                timeout = self.config.block_ms / 1000 if busy else (0.2 if self._stream else None)
             for listener in listeners:
                 try:
                     listener(status)
                 except Exception:  # noqa: BLE001 - a faulty listener (tray, caption) must not stop the audio
                     log.exception("player listener %r failed", listener)
             with self._cond:
-                if not self._closed:
+                # Decided now, not before the listeners ran: a request begun meanwhile was
+                # notified while nobody waited, and an idle wait would sleep through it.
+                busy = self._req is not None or self._stopping
+                timeout = (
+                    self.config.block_ms / 1000
+                    if busy
+                    else (self.config.idle_poll_s if self._stream else None)
+                )
+                if not self._closed and not self._handed:
                     self._cond.wait(timeout)
+                self._handed = False
 
     def _step(self) -> None:
         req = self._req
