@@ -31,3 +31,16 @@ def test_sessions_do_not_keep_a_copy_of_the_model_bytes(engine):
     for session in (engine.features, engine.decoder):
         assert session is not None
         assert getattr(session, "_model_bytes", None) is None
+
+
+def test_decoding_records_the_last_windows_speed_beside_the_running_estimate(engine):
+    pack = model_files.stock_pack("af_heart")
+    saved = engine.frame_seconds, engine.last_frame_seconds
+    try:
+        engine.frame_seconds, engine.last_frame_seconds = 1e-6, 0.0
+        for _ in engine.stream(list(range(40, 90)), pack, 1.0):
+            pass
+        assert engine.last_frame_seconds > 1e-6  # measured on the window, not the estimate
+        assert engine.frame_seconds < engine.last_frame_seconds  # the estimate moves 30 %
+    finally:
+        engine.frame_seconds, engine.last_frame_seconds = saved

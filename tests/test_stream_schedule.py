@@ -138,6 +138,13 @@ def test_later_windows_are_sized_by_the_audio_queued_ahead(engine):
     assert engine.window_fit(1.0, 0.7) == 35 - 2 * engine.plan.context
 
 
+def test_a_window_slower_than_the_running_estimate_shrinks_the_next_at_once(engine):
+    engine.last_frame_seconds = 0.02  # the last window ran at half the usual speed (busy machine)
+    assert engine.window_fit(1.0, 0.7) == 35 - 2 * engine.plan.context
+    engine.last_frame_seconds = 0.005  # a faster last window does not grow it beyond the estimate
+    assert engine.window_fit(1.0, 0.7) == 70 - 2 * engine.plan.context
+
+
 class _RecordingEngine:
     """Stands in for KokoroEngine: 1 s of audio per chunk, made instantly."""
 

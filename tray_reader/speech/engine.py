@@ -101,6 +101,11 @@ class KokoroEngine:
     frame_seconds: float = 0.01
     """Decoder seconds per frame decoded (context included), one window at a time: a
     running estimate."""
+    last_frame_seconds: float = 0.0
+    """The same, of the last window alone: windows are planned by the slower of the two, so
+    a machine that just became busy (a neighbour, the first run after idle) shrinks the next
+    window at once instead of over several (a read's second window came late, playback
+    waited)."""
     schedule: Schedule = by_time
     """Sizes each later window of a chunk from the time left before its audio is due (the
     product's only schedule; a comparison in a test injects one that ignores the time)."""
@@ -203,7 +208,8 @@ class KokoroEngine:
     def window_fit(self, lead: float, share: float = LEAD_SHARE) -> int:
         """Frames of its own a decoder window may have to be ready within ``share`` of
         ``lead`` seconds, by the running estimate of the decoder's speed (may be <= 0)."""
-        return int(lead * share / self.frame_seconds) - 2 * self.plan.context
+        per_frame = max(self.frame_seconds, self.last_frame_seconds)
+        return int(lead * share / per_frame) - 2 * self.plan.context
 
     def first_window(self, lead: float) -> int | None:
         """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
@@ -260,6 +266,7 @@ class KokoroEngine:
             audio: np.ndarray = decoder.run(None, window, run_options)[0]
             spent = (time.perf_counter() - t0) / window["asr"].shape[2]
             self.frame_seconds = 0.7 * self.frame_seconds + 0.3 * spent
+            self.last_frame_seconds = spent
             return audio
 
         frames = speech_frames(asr)
