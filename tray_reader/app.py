@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import queue
@@ -33,7 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tray_reader import config, control
+from tray_reader import config, control, model_files
 from tray_reader.audio.player import PlayerState
 from tray_reader.commands import COMMANDS
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
@@ -192,6 +193,12 @@ class VoiceChoice:
         self.names = tuple(self._voices.names())
 
 
+@functools.cache
+def _stock_ids() -> tuple[str, ...]:
+    """The stock voices' ids (the tray groups them apart from the user's own)."""
+    return tuple(v.name for v in model_files.stock_voices())
+
+
 def parse_speed(value: str | float) -> float:
     try:
         speed = float(value)
@@ -290,6 +297,7 @@ class App:
             voice=self.voice.name,
             speed=self.voice.speed,
             voices=self.voice.names,
+            stock_voices=_stock_ids(),
             can_enroll=self.parts.enroll is not None,
             can_show_reading=self.parts.reading_window is not None,
             tooltip=tip,
