@@ -291,8 +291,9 @@ class EnrollFlow:
         with self._lock:
             phase, level, recorded, message = self.phase, self._level, self._recorded, self.message
         status = self._job.status() if self._job is not None and phase is Phase.ENROLLING else None
-        if status is not None:
-            message = message or status.message  # "stopping…" after Cancel, else the job's step
+        if status is not None and not message:  # else "stopping…" after Cancel
+            left = status.seconds_left
+            message = status.message + (f" — about {left:.0f} s left" if left is not None else "")
         if self.audio is not None:
             audio = self.audio.label
         elif phase is Phase.RECORDING:

@@ -126,9 +126,15 @@ def mix(library: VoiceLibrary, name: str, specs: Sequence[str], speed: float, ou
     out(f"made {name}: {info.method}")
 
 
-def _progress(err: Out) -> Callable[[float, str], None]:
+def _progress(err: Out, clock: Callable[[], float] | None = None) -> Callable[[float, str], None]:
+    from tray_reader.voices.job import TimeLeft
+
+    time_left = TimeLeft(clock) if clock is not None else TimeLeft()
+
     def report(fraction: float, message: str) -> None:
-        err(f"[{fraction:4.0%}] {message}")
+        left = time_left.update(fraction)
+        when = f", about {left:.0f} s left" if left is not None and fraction < 1 else ""
+        err(f"[{fraction:4.0%}{when}] {message}")
 
     return report
 
