@@ -40,7 +40,11 @@ class _Menu:
         self._items = items
 
     def entries(self):
-        return list(self._items[0]()) if len(self._items) == 1 and callable(self._items[0]) else list(self._items)
+        return (
+            list(self._items[0]())
+            if len(self._items) == 1 and callable(self._items[0])
+            else list(self._items)
+        )
 
 
 _Menu.SEPARATOR = _Item("----")  # type: ignore[attr-defined]
@@ -64,7 +68,12 @@ def test_the_tray_voice_menu_puts_own_voices_first_and_groups_stock_voices():
     model = TrayModel(AppState.IDLE, "af_heart", 1.0, ("me", *stock), stock_voices=stock)
     entries, chosen = _voice_menu(model)
     assert [e.text for e in entries[:2]] == ["me", "----"]
-    assert [e.text for e in entries[2:]] == ["American female", "American male", "British female", "British male"]
+    assert [e.text for e in entries[2:]] == [
+        "American female",
+        "American male",
+        "British female",
+        "British male",
+    ]
     american_f = entries[2].submenu.entries()
     heart = next(i for i in american_f if i.text == "Heart — American, female")
     assert heart.checked(heart) and not entries[0].checked(entries[0])
