@@ -275,7 +275,7 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         lambda: Enroller(renderer, SpeakerEmbedder.load(), stock_profiles.load()),
         switched.append,
         lambda: microphones.pop()(),
-        settings=EnrollSettings(budget_seconds=5, exclude=(HELD_OUT,)),
+        settings=EnrollSettings(budget_seconds=5, fit_seconds=10, exclude=(HELD_OUT,)),
     )
     context = GLib.MainContext.default()
 
@@ -322,7 +322,7 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         started = time.monotonic()
         pump(80, lambda: flow.view().fraction > 0.2)
         desktop.screenshot("enroll-window-progress.png")
-        pump(80, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
+        pump(150, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
         v = flow.view()
         print(f"\n{title}: {v.phase.value} after {time.monotonic() - started:.0f} s\n{v.result or v.message}")
         assert v.phase is Phase.DONE, v.message

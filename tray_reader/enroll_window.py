@@ -318,11 +318,13 @@ class EnrollFlow:
 
 def describe_result(info: VoiceInfo, result: Any) -> str:
     """The outcome in plain words and numbers."""
+    from tray_reader.voices.commands import made_by
+
     lines = [f"Made {info.name}: {result.summary()}."]
     if getattr(result, "stopped_early", False):
         lines.append("Stopped early: this is the best voice found until then.")
     lines.extend(f"Note: {w}" for w in info.checks)
-    lines.append(f"{result.renders} tries in {result.seconds:.0f} s ({info.method}).")
+    lines.append(f"Made as: {made_by(info)}; {result.renders} tries in {result.seconds:.0f} s.")
     return "\n".join(lines)
 
 
