@@ -231,6 +231,8 @@ def main() -> int:
         rows.append(row)
         print(f"{ref}: nearest {final.nearest_stock}; kept {final.best.label!r}")
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
+        raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS))
+        print(f"    d to clip B (1 - encoder cosine / AHS; ceiling = clip A): {raw}")
         print_table(rows[-1:])
         sys.stdout.flush()
     print()
