@@ -538,6 +538,14 @@ class Enroller:
         renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
         return cls(renderer, SpeakerEmbedder.load(), stock_profiles.load())
 
+    def comparison(self, result: EnrollResult, text: str = guard.JUDGE_TEXT) -> np.ndarray:
+        """24 kHz audio of ``text`` said by the nearest stock voice, a pause, then by the
+        voice made (at its speed, pitch and range), to hear the two side by side."""
+        stock = model_files.stock_pack(result.nearest_stock)
+        before = self.renderer.render(stock, 1.0, [text])
+        after = self.renderer.render(result.pack, result.best.speed, [text], result.best.intonation)
+        return np.concatenate([before, np.zeros(int(0.6 * 24_000), np.float32), after])
+
     def enroll(
         self,
         library: VoiceLibrary,
