@@ -171,3 +171,21 @@ def test_speak_resolves_user_voices(tmp_path, monkeypatch):
     assert np.array_equal(speak.voice_pack("mine"), model_files.stock_pack("af_sarah"))
     with pytest.raises(VoiceError):
         speak.voice_pack("../../etc/passwd")
+
+
+def test_say_and_export_read_an_enrolled_voice_at_its_pitch_and_speed(tmp_path, monkeypatch):
+    from tray_reader import speak
+    from tray_reader.speech.engine import KokoroEngine
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = {"speed": 0.9, "pitch": 1.15, "pitch_range": 0.8}
+    VoiceLibrary().save(VoiceInfo("me", "enrolled", settings=settings, consent=True), _pack(4))
+    engine = KokoroEngine(session=None, threads=1)  # no sessions: only its settings are read
+    monkeypatch.setattr(speak.KokoroEngine, "load", classmethod(lambda cls, threads, fast=True: engine))
+    monkeypatch.setattr(speak, "EnglishPhonemizer", lambda: (lambda text: text))
+    synth, pack, speed = speak.one_shot_synthesizer("me", None, None)
+    assert synth.engine is engine and engine.prosody == Prosody(1.15, 0.8) and speed == 0.9
+    assert np.array_equal(pack, _pack(4))
+    speak.one_shot_synthesizer("af_heart", None, None)
+    assert engine.prosody == Prosody()  # a stock voice reads at the model's own pitch
