@@ -183,7 +183,7 @@ def test_say_and_export_read_an_enrolled_voice_at_its_pitch_and_speed(tmp_path, 
     VoiceLibrary().save(VoiceInfo("me", "enrolled", settings=settings, consent=True), _pack(4))
     engine = KokoroEngine(session=None, threads=1)  # no sessions: only its settings are read
     monkeypatch.setattr(speak.KokoroEngine, "load", classmethod(lambda cls, threads, fast=True: engine))
-    monkeypatch.setattr(speak, "EnglishPhonemizer", lambda: (lambda text: text))
+    monkeypatch.setattr(speak, "EnglishPhonemizer", lambda: lambda text: text)
     synth, pack, speed = speak.one_shot_synthesizer("me", None, None)
     assert synth.engine is engine and engine.prosody == Prosody(1.15, 0.8) and speed == 0.9
     assert np.array_equal(pack, _pack(4))
