@@ -42,6 +42,9 @@ class FakeVoices:
     def prosody(self, name: str) -> Prosody:
         return Prosody(1.0 + 0.1 * self.NAMES.index(name), 1.0)
 
+    def speed(self, name: str) -> float:
+        return 0.9 if name == "am_adam" else 1.0  # as if enrolled from a slow speaker
+
 
 class FakeEngine:
     prosody = Prosody()
@@ -265,6 +268,16 @@ def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
     with pytest.raises(TrayReaderError, match="0.5 to 2.0"):
         app.dispatch("speed", ["fast"])
     assert app.status()["voice"] == "bf_emma"
+
+
+def test_a_voice_reads_at_its_own_rate_times_the_chosen_speed(rig):
+    app = started(rig)
+    app.dispatch("voice", ["am_adam"])
+    app.dispatch("speed", ["1.5"])
+    app.dispatch("read", ["a b"])
+    _wait(lambda: len(rig.pipeline.used) == 2)
+    assert rig.pipeline.used[-1] == (1.0, pytest.approx(1.35))
+    assert app.status()["speed"] == 1.5  # the setting, as chosen
 
 
 def test_settings_file_changes_apply_while_running(rig):

@@ -116,6 +116,10 @@ class VoiceCatalogue(Protocol):
         """The pitch level and range the voice reads with (an enrolled speaker's own)."""
         ...
 
+    def speed(self, name: str) -> float:
+        """The voice's own speaking rate (an enrolled speaker's; 1 for stock voices)."""
+        ...
+
 
 PipelineFactory = Callable[[int | None, bool, np.ndarray, Callable[[str], None]], SpeechPipeline]
 """(threads or None for automatic, use the fast decoder if built, pack to warm with,
@@ -162,8 +166,9 @@ class Timings:
 
 
 class VoiceChoice:
-    """The voice and speed the worker reads with (read before every chunk), and the
-    voice's pitch level and range (set on the engine whenever the voice changes)."""
+    """The voice and speed the worker reads with (read before every chunk: the chosen speed
+    times the voice's own rate), and the voice's pitch level and range (set on the engine
+    whenever the voice changes)."""
 
     def __init__(
         self, voices: VoiceCatalogue, name: str, speed: float, problems: list[str], source: Path
@@ -178,14 +183,15 @@ class VoiceChoice:
             problems.append(f"{source}: voice = {name!r}: {e}. Using {default!r}.")
             name, self.pack = default, voices.pack(default)
         self.name = name
-        self.prosody = voices.prosody(name)
+        self.prosody, self.own_speed = voices.prosody(name), voices.speed(name)
 
     def current(self) -> tuple[np.ndarray, float]:
-        return self.pack, self.speed
+        return self.pack, self.speed * self.own_speed
 
     def use(self, name: str) -> None:
         pack = self._voices.pack(name)  # VoiceError lists the voices
-        self.pack, self.name, self.prosody = pack, name, self._voices.prosody(name)
+        self.pack, self.name = pack, name
+        self.prosody, self.own_speed = self._voices.prosody(name), self._voices.speed(name)
         if name not in self.names:
             self.refresh_names()
 

@@ -47,6 +47,9 @@ class LibraryVoices:
     def prosody(self, name: str) -> Prosody:
         return self._lib.info(name).prosody
 
+    def speed(self, name: str) -> float:
+        return self._lib.info(name).speed
+
 
 def _real_player(settings: config.Settings) -> PlayerSink:
     from tray_reader.audio.player import Player, PlayerConfig
