@@ -378,14 +378,18 @@ def match(
         if option is not None and all(option.label != p.label for p in judged):
             judged.append(option)
     if settings.match_prosody and not cancel.is_set():
-        step(min(0.96, elapsed_fraction()), "matching your pitch and speaking rate")
+        step(min(0.98, elapsed_fraction()), "matching your pitch and speaking rate")
         speaker = SpeakerProsody.of(fit16k)
         for base in (single, initial, fitted_style):
             if base is not None and speaker is not None and not cancel.is_set():
+                step(min(0.98, elapsed_fraction()), f"matching your pitch and speaking rate ({base.label})")
                 matched = match_prosody(base, speaker, renderer, texts, guard.band_gain(fit16k))
                 if matched is not None:
                     judged.append(matched)
-    step(0.97, f"judging {len(judged)} voices on the part of your recording held back from the fit")
+    # The fraction follows the time (budget + fit + JUDGE_SECONDS), so the time left stays true.
+    step(
+        min(0.99, elapsed_fraction()), f"judging {len(judged)} voices on the part of your recording held back"
+    )
     verdict = guard.decide(
         nearest,
         [c.label for c in judged],
