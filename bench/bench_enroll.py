@@ -181,6 +181,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=EnrollSettings.budget_seconds)
     ap.add_argument("--refs", default=DEFAULT_REFS)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0, help="the random search's and the style fit's seed")
     args = ap.parse_args()
 
     engine = KokoroEngine.load(args.threads)
@@ -208,7 +209,7 @@ def main() -> int:
         def speak(c: Candidate, text: str) -> np.ndarray:
             return renderer.render16k(build_pack(c), c.speed, [text], c.intonation)
 
-        base = EnrollSettings(budget_seconds=args.budget, exclude=exclude)
+        base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
         load = os.getloadavg()[0]
         t0 = time.monotonic()
         final = match(rec, renderer, embedder, profiles, None, base)
