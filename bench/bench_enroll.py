@@ -3,29 +3,36 @@ nearest stock voice, by two measures, on a second recording enrolment never hear
 
 Speakers (Debian packages, development only, never shipped; install with
   apt-get install codec2-examples asterisk-core-sounds-en-wav asterisk-core-sounds-fr-wav \
-      asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav asterisk-prompt-it-menardi-wav):
-  the asterisk prompt voices (Allison en, June fr, Menardi it, Carlo it, IvrvoiceRU ru;
-  8 kHz telephone prompts: clip A is the first prompts in name order up to 14 s, clip B the
-  prompts from the middle of the list up to 10 s), and codec2's ve9qrp and vk5qi (8 kHz
-  radio; A and B are disjoint stretches). Enrolment sees clip A only, with no text (the
-  prompts' words are not English or not known). Stock voices are in the search space as
-  users have them. --refs also takes stock voices held out of the search (e.g. bf_emma).
+      asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav asterisk-prompt-it-menardi-wav \
+      asterisk-prompt-es-co asterisk-prompt-fr-armelle):
+  the asterisk prompt voices (Allison en, June fr, Menardi it, Carlo it, IvrvoiceRU ru, the
+  Colombian Spanish voice, Armelle fr; 8 kHz telephone prompts: clip A is the first prompts
+  in name order up to 14 s, clip B the prompts from the middle of the list up to 10 s), and
+  codec2's ve9qrp and vk5qi (8 kHz radio; A and B are disjoint stretches). Enrolment sees
+  clip A only, with no text (the prompts' words are not English or not known). Stock voices
+  are in the search space as users have them. --refs also takes stock voices held out of the
+  search (e.g. bf_emma). DEV names the speakers anything was ever tuned on; the table
+  reports them apart from the held-out rest.
 
-Each voice (nearest stock, initial top-k blend, the search's best blend, the guarded result)
-speaks guard.JUDGE_TEXT, is limited to clip B's band (as the guard does), and is measured
+WER: each of the guarded voice (at its stored pitch, range and speed) and the nearest stock
+voice reads NEW_TEXT; pocketsphinx (tests/asr.py) transcribes it; word error rate against
+the text.
+
+Each voice (see COLUMNS) speaks guard.JUDGE_TEXT, is limited to clip B's band (as the guard does), and is measured
 against clip B by
   enc  1 - speaker-encoder cosine (lower is closer)
   ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
 gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
 the nearest stock voice, 1 is as close as the speaker's own other recording.
 
-    .venv/bin/python bench/bench_enroll.py [--budget 60] [--refs allison,june,...]
+    nice -n 19 .venv/bin/python bench/bench_enroll.py [--budget 35] [--refs allison,june,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import os
 import sys
 import time
 from pathlib import Path
@@ -36,9 +43,11 @@ import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests import asr  # noqa: E402
 from tray_reader import model_files  # noqa: E402
 from tray_reader.errors import EnrollmentError  # noqa: E402
 from tray_reader.speech.engine import KokoroEngine  # noqa: E402
+from tray_reader.speech.types import Prosody  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
@@ -58,7 +67,17 @@ SPEAKERS = {
     "ivrvoice": ("asterisk", "ru_RU_f_IvrvoiceRU"),
     "ve9qrp": ("codec2", "ve9qrp.wav:0-15:60-72"),
     "vk5qi": ("codec2", "vk5qi.wav:0-7:7-13.5"),
+    "esco": ("asterisk", "es"),
+    "armelle": ("asterisk", "fr"),
 }
+DEV = ("menardi", "allison", "ve9qrp")
+"""Speakers thresholds were set on: the guard's margins after menardi (an earlier session),
+nothing since; allison and ve9qrp were listened to while building the prosody step."""
+NEW_TEXT = (
+    "The quick brown fox jumps over the lazy dog near the river. "
+    "We will meet again on Monday morning at ten o'clock in the library."
+)
+"""What the guarded and the nearest stock voice read for the WER (said by no other step)."""
 DEFAULT_REFS = ",".join(SPEAKERS)
 TEXT_A = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
@@ -68,12 +87,17 @@ TEXT_B = "Please call Stella and ask her to bring these things with her from the
 
 
 def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
-    files = sorted(glob.glob(f"{ASTERISK}/{folder}/*.wav"))
+    files = _prompt_files(folder)
     if not files:
         raise SystemExit(f"{ASTERISK}/{folder}: not installed (see this script's docstring)")
     out, total, rate = [], 0.0, 8000
     for f in files[start:]:
-        x, rate = soundfile.read(f, dtype="float32")
+        if f.endswith(".gsm"):  # raw GSM 06.10 at 8 kHz (the es-co and Armelle prompts)
+            x = soundfile.read(
+                f, dtype="float32", format="RAW", subtype="GSM610", samplerate=8000, channels=1
+            )[0]
+        else:
+            x, rate = soundfile.read(f, dtype="float32")
         out += [x, np.zeros(rate // 4, np.float32)]
         total += len(x) / rate
         if total >= seconds:
@@ -81,12 +105,16 @@ def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
     return np.concatenate(out), rate
 
 
+def _prompt_files(folder: str) -> list[str]:
+    return sorted(glob.glob(f"{ASTERISK}/{folder}/*.wav") or glob.glob(f"{ASTERISK}/{folder}/*.gsm"))
+
+
 def clips(ref: str, renderer: VoiceRenderer) -> tuple[tuple[np.ndarray, int], tuple[np.ndarray, int], tuple]:
     """(clip A, clip B, stock voices to exclude) for a reference name."""
     if ref in SPEAKERS:
         kind, spec = SPEAKERS[ref]
         if kind == "asterisk":
-            n = len(glob.glob(f"{ASTERISK}/{spec}/*.wav"))
+            n = len(_prompt_files(spec))
             return _prompts(spec, 0, 14.0), _prompts(spec, n // 2, 10.0), ()
         name, a, b = spec.split(":")
         x, rate = soundfile.read(f"{CODEC2}/{name}", dtype="float32")
@@ -110,11 +138,50 @@ def to16k(x: np.ndarray, rate: int) -> np.ndarray:
     return soxr.resample(x, rate, 16_000).astype(np.float32) if rate != 16_000 else x
 
 
+def wer(expected: str, heard: str) -> float:
+    """Word error rate: word-level edit distance over the expected words."""
+    want, got = asr.words(expected), asr.words(heard)
+    d = np.arange(len(got) + 1)
+    for i, w in enumerate(want, 1):
+        prev, d[0] = d.copy(), i
+        for j, g in enumerate(got, 1):
+            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (w != g))
+    return float(d[-1]) / max(1, len(want))
+
+
+COLUMNS = ("nearest", "blend", "fitted", "nearest+p", "blend+p", "fitted+p", "guarded")
+"""The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
+each of those three at the speaker's pitch, range and rate (+p), and the guard's choice."""
+
+
+def _columns(final) -> dict[str, Candidate | None]:
+    judged = {c.label: c for c in final.judged}
+    prosodic = [c for c in final.judged if c.intonation != Prosody()]
+
+    def with_prosody(base: Candidate | None) -> Candidate | None:
+        if base is None:
+            return None
+        return next((c for c in prosodic if c.label.startswith(base.label + ", your pitch")), None)
+
+    nearest = final.judged[0]
+    fitted = final.fitted if final.fitted is not None and final.fitted.label in judged else None
+    return {
+        "nearest": nearest,
+        "blend": final.initial,
+        "fitted": fitted,
+        "nearest+p": with_prosody(nearest),
+        "blend+p": with_prosody(final.initial),
+        "fitted+p": with_prosody(fitted),
+        "guarded": final.best,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--budget", type=float, default=EnrollSettings.budget_seconds)
     ap.add_argument("--refs", default=DEFAULT_REFS)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0, help="the random search's and the style fit's seed")
     args = ap.parse_args()
 
     engine = KokoroEngine.load(args.threads)
@@ -139,37 +206,43 @@ def main() -> int:
             audio16k = guard.limit_band(audio16k, band)
             return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b16)
 
-        def judge(c: Candidate) -> tuple[float, float]:
-            return measure(renderer.render16k(build_pack(c), c.speed, [guard.JUDGE_TEXT]))
+        def speak(c: Candidate, text: str) -> np.ndarray:
+            return renderer.render16k(build_pack(c), c.speed, [text], c.intonation)
 
-        base = EnrollSettings(budget_seconds=args.budget, exclude=exclude)
+        base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
+        load = os.getloadavg()[0]
         t0 = time.monotonic()
         final = match(rec, renderer, embedder, profiles, None, base)
         took = time.monotonic() - t0
-        nearest = Candidate("nearest", {final.nearest_stock: 1.0}, {final.nearest_stock: 1.0})
-        searched = final.searched or final.best
-        row = {
+        load = max(load, os.getloadavg()[0])
+        cols = _columns(final)
+        row: dict = {
             "ref": ref,
+            "dev": ref in DEV,
             "nearest_name": final.nearest_stock,
-            "nearest": judge(nearest),
-            "blend": judge(final.initial),
-            "searched": judge(searched),
-            "fitted": judge(final.fitted) if final.fitted else (float("nan"), float("nan")),
-            "guarded": judge(final.best),
             "ceiling": (1 - cosine(embedder.embed(rec.speech16k), target), ahs_distance(rec.speech16k, b16)),
             "took": took,
+            "load": load,
             "kept": final.best.label,
-            "searched_label": searched.label,
         }
+        for key, c in cols.items():
+            row[key] = measure(speak(c, guard.JUDGE_TEXT)) if c is not None else (float("nan"),) * 2
+        row["wer_stock"] = wer(NEW_TEXT, asr.recognise(speak(cols["nearest"], NEW_TEXT), 16_000))
+        row["wer_guarded"] = wer(NEW_TEXT, asr.recognise(speak(final.best, NEW_TEXT), 16_000))
         rows.append(row)
-        print(
-            f"{ref}: nearest {final.nearest_stock}; search's best {searched.label!r}; kept {final.best.label!r}"
-        )
+        print(f"{ref}: nearest {final.nearest_stock}; kept {final.best.label!r}")
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
+        raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS))
+        print(f"    d to clip B (1 - encoder cosine / AHS; ceiling = clip A): {raw}")
         print_table(rows[-1:])
         sys.stdout.flush()
     print()
-    print_table(rows)
+    for title, part in (
+        ("dev set", [r for r in rows if r["dev"]]),
+        ("held out", [r for r in rows if not r["dev"]]),
+    ):
+        print(f"## {title}")
+        print_table(part)
     return 0
 
 
@@ -179,34 +252,39 @@ def closure(r: dict, key: str, i: int) -> float:
 
 
 def print_table(rows: list[dict]) -> None:
-    print(
-        "d = (1 - encoder cosine) / MFCC-covariance distance to clip B (lower is closer); voices say JUDGE_TEXT"
-    )
-    print("gap closed by the blend / the search's best / the style fit / the guarded result (enc/ahs)")
-    print(
-        f"{'speaker':<10} {'nearest':<11} {'d stock':>12} {'d blend':>12} {'d search':>12} {'d fitted':>12} "
-        f"{'d guarded':>12} {'d clip A':>12} {'blend':>11} {'search':>11} {'fitted':>11} {'guarded':>11} "
-        f"{'time':>5}  kept"
-    )
+    """A markdown table: gap closed on clip B per voice (enc/ahs), time, load, WER, kept."""
+    heads = ["speaker", "nearest", *COLUMNS[1:], "time (load)", "WER stock/guarded", "kept"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
     for r in rows:
 
-        def d(k: str, r=r) -> str:
-            return f"{r[k][0]:.3f}/{r[k][1]:.3f}"
-
         def g(k: str, r=r) -> str:
+            if np.isnan(r[k][0]):
+                return "-"
             return f"{closure(r, k, 0):+.0%}/{closure(r, k, 1):+.0%}"
 
-        print(
-            f"{r['ref']:<10} {r['nearest_name']:<11} {d('nearest'):>12} {d('blend'):>12} {d('searched'):>12} "
-            f"{d('fitted'):>12} {d('guarded'):>12} {d('ceiling'):>12} {g('blend'):>11} {g('searched'):>11} "
-            f"{g('fitted'):>11} {g('guarded'):>11} "
-            f"{r['took']:4.0f}s  {r['kept']}"
-        )
+        cells = [r["ref"], r["nearest_name"], *(g(k) for k in COLUMNS[1:])]
+        cells += [
+            f"{r['took']:.0f} s ({r['load']:.1f})",
+            f"{r['wer_stock']:.2f}/{r['wer_guarded']:.2f}",
+            r["kept"],
+        ]
+        print("| " + " | ".join(cells) + " |")
     if rows:
-        for k in ("blend", "searched", "fitted", "guarded"):
+        means = ["mean", ""]
+        for k in COLUMNS[1:]:
             enc = np.nanmean([closure(r, k, 0) for r in rows])
             ahs = np.nanmean([closure(r, k, 1) for r in rows])
-            print(f"mean gap closed, {k}: enc {enc:+.0%}, ahs {ahs:+.0%}")
+            means.append(f"{enc:+.0%}/{ahs:+.0%}")
+        took = np.mean([r["took"] for r in rows])
+        means += [
+            f"{took:.0f} s",
+            f"{np.mean([r['wer_stock'] for r in rows]):.2f}/{np.mean([r['wer_guarded'] for r in rows]):.2f}",
+            "",
+        ]
+        print("| " + " | ".join(means) + " |")
+        worst = min(min(closure(r, "guarded", 0), closure(r, "guarded", 1)) for r in rows)
+        print(f"worst guarded speaker by either measure: {worst:+.0%}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from tray_reader.errors import TrayReaderError, VoiceError
 from tray_reader.hotkeys import MemoryHotkeys
 from tray_reader.notify import MemoryNotifier
 from tray_reader.selection import DesktopSelection, MemoryClipboard
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
+from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, Prosody
 from tray_reader.tray import MemoryTray
 
 
@@ -39,12 +39,28 @@ class FakeVoices:
             raise VoiceError(f"Unknown voice {name!r}. Available: {', '.join(self.NAMES)}")
         return np.full((510, 1, 256), self.NAMES.index(name), np.float32)
 
+    def prosody(self, name: str) -> Prosody:
+        return Prosody(1.0 + 0.1 * self.NAMES.index(name), 1.0)
+
+    def speed(self, name: str) -> float:
+        return 0.9 if name == "am_adam" else 1.0  # as if enrolled from a slow speaker
+
+
+class FakeEngine:
+    prosody = Prosody()
+
+    def use_prosody(self, prosody: Prosody) -> None:
+        self.prosody = prosody
+
 
 class FakePipeline:
-    """0.1 s of tone per word, one chunk per word; records the voice/speed used per chunk."""
+    """0.1 s of tone per word, one chunk per word; records the voice/speed used per chunk
+    and the engine's pitch each chunk was made at."""
 
     def __init__(self, gate: threading.Event) -> None:
         self.gate = gate
+        self.engine = FakeEngine()
+        self.pitches: list[float] = []
         self.hold_after: int | None = None
         """Clear the gate after this many chunks (to change things mid-request)."""
         self.texts: list[str] = []
@@ -58,6 +74,7 @@ class FakePipeline:
                 return
             pack, speed = voice()
             self.used.append((float(pack[0, 0, 0]), speed))
+            self.pitches.append(self.engine.prosody.pitch)
             if self.hold_after is not None and len(self.used) >= self.hold_after:
                 self.gate.clear()
             t = np.arange(SAMPLE_RATE // 10) / SAMPLE_RATE
@@ -242,6 +259,8 @@ def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
     rig.gate.set()
     _wait(lambda: app.state is AppState.IDLE)
     assert rig.pipeline.used[0] == (0.0, 1.0) and rig.pipeline.used[-1] == (2.0, 1.5)
+    # Each voice's own pitch (FakeVoices: 1 + 0.1 x its index) is on the engine from its first chunk.
+    assert rig.pipeline.pitches[0] == 1.0 and rig.pipeline.pitches[-1] == pytest.approx(1.2)
     loaded = config.load(rig.settings)
     assert loaded.settings.voice == "bf_emma" and loaded.settings.speed == 1.5
     with pytest.raises(VoiceError, match="Available: af_heart"):
@@ -249,6 +268,16 @@ def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
     with pytest.raises(TrayReaderError, match="0.5 to 2.0"):
         app.dispatch("speed", ["fast"])
     assert app.status()["voice"] == "bf_emma"
+
+
+def test_a_voice_reads_at_its_own_rate_times_the_chosen_speed(rig):
+    app = started(rig)
+    app.dispatch("voice", ["am_adam"])
+    app.dispatch("speed", ["1.5"])
+    app.dispatch("read", ["a b"])
+    _wait(lambda: len(rig.pipeline.used) == 2)
+    assert rig.pipeline.used[-1] == (1.0, pytest.approx(1.35))
+    assert app.status()["speed"] == 1.5  # the setting, as chosen
 
 
 def test_settings_file_changes_apply_while_running(rig):

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import soxr
 
 from tray_reader import model_files
+from tray_reader.speech.engine import reshape_pitch
+from tray_reader.speech.types import Prosody
 from tray_reader.text.frontend import TextFrontEnd
 
 
@@ -44,3 +48,41 @@ def test_decoding_records_the_last_windows_speed_beside_the_running_estimate(eng
         assert engine.frame_seconds < engine.last_frame_seconds  # the estimate moves 30 %
     finally:
         engine.frame_seconds, engine.last_frame_seconds = saved
+
+
+def _pitch_curve() -> tuple[np.ndarray, np.ndarray]:
+    """A voiced glide between two unvoiced stretches, and its running phase as part A's."""
+    f0 = np.concatenate([np.zeros(10), np.linspace(150, 250, 40), np.zeros(10)])[None].astype(np.float32)
+    harmonics = np.arange(1, 10, dtype=np.float32)
+    phase = np.cumsum(f0[..., None] * harmonics / 24_000, axis=1).astype(np.float32)
+    return f0, phase
+
+
+@pytest.mark.parametrize("prosody", [Prosody(), Prosody(1.3, 1.0), Prosody(0.8, 1.5), Prosody(1.0, 0.5)])
+def test_reshape_pitch_moves_level_and_range_and_keeps_the_phase_a_sum_of_f0(prosody):
+    f0, phase = _pitch_curve()
+    shaped, new_phase = reshape_pitch(f0, phase, prosody)
+    voiced = f0 > 10
+    log_dev = np.log(f0[voiced]) - np.median(np.log(f0[voiced]))
+    new_dev = np.log(shaped[voiced]) - np.median(np.log(shaped[voiced]))
+    np.testing.assert_allclose(new_dev, prosody.spread * log_dev, atol=1e-4)
+    assert np.median(shaped[voiced]) == pytest.approx(prosody.pitch * np.median(f0[voiced]), rel=1e-3)
+    assert np.all(shaped[~voiced] == 0)
+    expected = np.cumsum(shaped[..., None] * np.arange(1, 10) / 24_000, axis=1)
+    np.testing.assert_allclose(new_phase, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_a_wider_pitch_range_is_heard_in_the_audio(engine, phonemizer):
+    from tray_reader.voices.measure import pitch_stats
+    from tray_reader.voices.render import PROFILE_SENTENCES
+
+    ids = TextFrontEnd(phonemizer).ids(phonemizer(PROFILE_SENTENCES[1]))
+    pack = model_files.stock_pack("am_adam")
+
+    def stats(prosody: Prosody) -> tuple[float, float]:
+        audio = engine.synthesize(ids, pack, 1.0, prosody)
+        return pitch_stats(soxr.resample(audio, 24_000, 16_000))
+
+    (m1, s1), (_, s2), (m3, _) = stats(Prosody()), stats(Prosody(1.0, 1.6)), stats(Prosody(1.25, 1.0))
+    assert s2 > 1.3 * s1
+    assert np.log2(m3 / m1) == pytest.approx(np.log2(1.25), abs=0.08)

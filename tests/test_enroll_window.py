@@ -36,6 +36,7 @@ def speechlike(seconds: float = 8.0) -> np.ndarray:
 @dataclass
 class FakeResult:
     stopped_early: bool = False
+    nearest_stock: str = "af_sarah"
     renders: int = 7
     seconds: float = 3.0
 
@@ -62,8 +63,14 @@ class FakeEnroller:
         )
         return info, FakeResult(stopped_early=cancelled)
 
+    def comparison(self, result) -> np.ndarray:
+        """A tone for the stock voice, a pause, another for the voice made."""
+        return np.concatenate(
+            [np.full(10, 0.1, np.float32), np.zeros(5, np.float32), np.full(10, 0.2, np.float32)]
+        )
 
-def make_flow(tmp_path: Path, enroller=None, microphone=None, switched=None) -> EnrollFlow:
+
+def make_flow(tmp_path: Path, enroller=None, microphone=None, switched=None, play=None) -> EnrollFlow:
     enroller = enroller or FakeEnroller()
     switched = switched if switched is not None else []
     return EnrollFlow(
@@ -72,6 +79,7 @@ def make_flow(tmp_path: Path, enroller=None, microphone=None, switched=None) -> 
         switched.append,
         microphone or (lambda: MemorySource(speechlike(), RATE)),
         settings="the settings",
+        play=play,
     )
 
 
@@ -275,8 +283,10 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         lambda: Enroller(renderer, SpeakerEmbedder.load(), stock_profiles.load()),
         switched.append,
         lambda: microphones.pop()(),
-        settings=EnrollSettings(budget_seconds=5, exclude=(HELD_OUT,)),
+        settings=EnrollSettings(budget_seconds=5, fit_seconds=10, exclude=(HELD_OUT,)),
+        play=lambda audio, rate: heard.append((audio, rate)),
     )
+    heard: list[tuple[np.ndarray, int]] = []
     context = GLib.MainContext.default()
 
     def pump(seconds: float, until=lambda: False) -> None:
@@ -322,7 +332,7 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         started = time.monotonic()
         pump(80, lambda: flow.view().fraction > 0.2)
         desktop.screenshot("enroll-window-progress.png")
-        pump(80, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
+        pump(150, lambda: flow.view().phase in (Phase.DONE, Phase.FAILED))
         v = flow.view()
         print(f"\n{title}: {v.phase.value} after {time.monotonic() - started:.0f} s\n{v.result or v.message}")
         assert v.phase is Phase.DONE, v.message
@@ -334,6 +344,16 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         window.use.clicked()
         pump(5, lambda: bool(switched))
         assert switched == ["emma-like"]
+        # "Hear it beside af_…": the nearest stock voice, a pause, the voice made.
+        assert window.compare.get_visible() and window.compare.get_label().startswith("Hear it beside ")
+        window.compare.clicked()
+        pump(60, lambda: bool(heard))
+        ((audio, rate),) = heard
+        gap = np.flatnonzero(np.convolve(np.abs(audio) > 1e-4, np.ones(int(0.5 * rate)), "valid") == 0)
+        assert rate == 24_000 and len(gap), "no pause between the two voices"
+        before, after = audio[: gap[0]], audio[gap[-1] + int(0.5 * rate) :]
+        assert min(np.sqrt(np.mean(before**2)), np.sqrt(np.mean(after**2))) > 0.01
+        assert 0.5 < len(after) / len(before) < 2  # the same words
     finally:
         if enroll_window._open:
             window.window.destroy()
@@ -382,3 +402,36 @@ def test_tray_menu_opens_the_window_in_the_daemon(tray_daemon, desktop, monkeypa
     switch_daemon_voice("made-in-window")
     assert tray_daemon.status()["voice"] == "made-in-window"
     assert tray_daemon.cli("ctl", "voice", before).returncode == 0
+
+
+def test_the_voice_made_is_heard_beside_the_nearest_stock_voice(tmp_path):
+    enroller, played = FakeEnroller(), []
+    enroller.gate.set()
+    flow = make_flow(tmp_path, enroller, play=lambda audio, rate: played.append((audio, rate)))
+    assert flow.view().compare_with == ""  # nothing made yet
+    flow.set_name("me")
+    flow.choose_file(wav(tmp_path))
+    flow.set_consent(True)
+    flow.start()
+    assert wait_phase(flow, Phase.DONE).compare_with == "af_sarah"
+    flow.compare()
+    ((audio, rate),) = played
+    assert rate == 24_000 and np.array_equal(audio, enroller.comparison(None))
+    assert flow.view().message == "That was af_sarah, then me."
+
+
+def test_a_comparison_that_cannot_play_says_so(tmp_path):
+    def no_device(audio, rate):
+        raise OSError("no output device")
+
+    enroller = FakeEnroller()
+    enroller.gate.set()
+    flow = make_flow(tmp_path, enroller, play=no_device)
+    flow.set_name("me")
+    flow.choose_file(wav(tmp_path))
+    flow.set_consent(True)
+    flow.start()
+    wait_phase(flow, Phase.DONE)
+    flow.compare()
+    v = flow.view()
+    assert "Could not play the comparison: no output device" in v.message and v.compare_with == "af_sarah"

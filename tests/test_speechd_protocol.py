@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tray_reader.speech.types import Prosody
 from tray_reader.speechd import install, protocol, spoken, ssml
 from tray_reader.speechd.module import MessageSettings, OutputModule, apply_settings
 from tray_reader.speechd.protocol import Command, MessageType
@@ -253,6 +254,9 @@ class StockVoices:
     def speed(self, name: str) -> float:
         return 1.0
 
+    def prosody(self, name: str) -> Prosody:
+        return Prosody(1.25, 0.8) if name == "am_michael" else Prosody()  # as if enrolled
+
 
 def run_module(script: str | bytes) -> tuple[str, int, RecordingSpeaker]:
     data = script.encode() if isinstance(script, str) else script
@@ -299,6 +303,12 @@ def test_speak_with_settings_and_escapes() -> None:
     assert segments == [ssml.Speech("Line one\n.dotted\n"), ssml.Mark("m")]
     assert voice.pack[0, 0, 0] == 1  # bf_emma
     assert (voice.speed, voice.gain, voice.pitch) == pytest.approx((2.0, 0.5, 2**-0.5))
+
+
+def test_a_voice_with_its_own_pitch_keeps_it_under_the_desktop_pitch() -> None:
+    _, _, speaker = run_module("INIT\nSET\npitch=100\nsynthesis_voice=am_michael\n.\nSPEAK\nHello\n.\nQUIT\n")
+    (_, voice) = speaker.spoken[0]
+    assert (voice.pitch, voice.spread) == pytest.approx((1.25 * 2**0.5, 0.8))
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from tray_reader.speech.synthesis import (
     without_lead_in,
 )
 from tray_reader.speech.timings import WordTiming
-from tray_reader.speech.types import AudioChunk
+from tray_reader.speech.types import AudioChunk, Prosody
 from tray_reader.text.frontend import TextFrontEnd
 
 
@@ -186,6 +186,20 @@ def test_prepared_audio_is_not_used_for_another_text_voice_or_speed(engine, phon
         ("Hello there.", fixed_voice(heart, 1.5)),
     ]:
         assert list(synth.stream(text, voice)) and not synth.served_prepared
+
+
+@pytest.mark.parametrize("prosody", [Prosody(1.2, 1.0), Prosody(1.0, 1.3)])
+def test_prepared_audio_is_not_used_at_another_pitch_or_range(engine, phonemizer, prosody):
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    assert synth.prepare("Hello there.", voice)
+    try:
+        engine.use_prosody(prosody)  # an enrolled voice's pitch, or speech-dispatcher's
+        assert list(synth.stream("Hello there.", voice)) and not synth.served_prepared
+        assert synth.prepared is not None and synth.prepared.prosody == prosody
+        assert list(synth.stream("Hello there.", voice)) and synth.served_prepared
+    finally:
+        engine.use_prosody(Prosody())
 
 
 def test_preparing_stops_when_cancelled_and_keeps_nothing(engine, phonemizer):

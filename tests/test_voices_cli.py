@@ -102,3 +102,48 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
     r = run(tmp_path, "say", "--voice", "me", "--out", str(out), "--threads", "2", "Hello.")
     assert r.returncode == 0, r.stderr
     assert soundfile.info(str(out)).duration > 0.3
+
+
+def _enrolled(method: str, settings: dict, fell_back: bool = False):
+    from tray_reader.voices.library import VoiceInfo
+
+    judged = {
+        "fell_back": fell_back,
+        "judged_seconds": 6.0,
+        "ahs": 0.66,
+        "stock_ahs": 0.75,
+        "enc": 0.84,
+        "stock_enc": 0.8,
+    }
+    scores = {"nearest_stock": "af_kore", "judged": judged}
+    return VoiceInfo("me", "enrolled", "2026-12-02T00:00:00+00:00", method, scores=scores, settings=settings)
+
+
+@pytest.mark.parametrize(
+    ("method", "settings", "fell_back", "says"),
+    [
+        ("stock af_kore", {}, True, "stock voice af_kore (nothing made was closer);"),
+        ("top-5 blend", {"speed": 1.0}, False, "blend of stock voices;"),
+        (
+            "fitted style from top-5 blend, your pitch x1.10 range x0.97 speed 0.87",
+            {"speed": 0.87, "pitch": 1.1, "pitch_range": 0.97},
+            False,
+            "style fitted to your recording, at your pitch (x1.10, range x0.97, speed 0.87);",
+        ),
+        (
+            "stock af_kore, your pitch x0.90 range x1.20 speed 1.00",
+            {"pitch": 0.9, "pitch_range": 1.2},
+            False,
+            "stock voice af_kore, at your pitch (x0.90, range x1.20, speed 1.00);",
+        ),
+    ],
+)
+def test_voice_list_says_how_an_enrolled_voice_was_made_and_its_judged_score(
+    method, settings, fell_back, says
+):
+    from tray_reader.voices.commands import describe
+
+    line = describe(_enrolled(method, settings, fell_back), None)
+    assert says in line
+    assert "MFCC distance 0.660 vs nearest stock af_kore 0.750" in line
+    assert "speaker encoder 0.84 vs 0.80" in line

@@ -9,6 +9,7 @@ import pytest
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
+from tray_reader.speech.types import Prosody
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 
 
@@ -86,14 +87,32 @@ def test_foreign_files_in_the_folder_do_not_break_listing(lib):
     assert _user(lib) == ["good"]
 
 
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({}, Prosody()),  # a voice made before pitch was matched
+        ({"pitch": 1.2}, Prosody(1.2, 1.0)),
+        ({"pitch": 0.9, "pitch_range": 0.7}, Prosody(0.9, 0.7)),
+        ({"pitch": "high"}, Prosody()),
+        ({"pitch": 50.0}, Prosody()),  # outside PITCH_LIMITS: a damaged file
+    ],
+)
+def test_a_voice_reads_with_its_stored_pitch(lib, settings, expected):
+    lib.save(VoiceInfo("me", "enrolled", settings=settings, consent=True), _pack())
+    assert lib.info("me").prosody == expected
+    assert VoiceInfo("af_heart", "stock").prosody == Prosody()
+
+
 def test_export_import_round_trip(lib, tmp_path):
     pack = _pack(3)
-    lib.save(VoiceInfo("me", "enrolled", method="top-5 blend", settings={"speed": 1.1}, consent=True), pack)
+    settings = {"speed": 1.1, "pitch": 0.8, "pitch_range": 1.3}
+    lib.save(VoiceInfo("me", "enrolled", method="top-5 blend", settings=settings, consent=True), pack)
     out = tmp_path / "me.npz"
     lib.export("me", out)
     other = VoiceLibrary(tmp_path / "other")
     info = other.import_file(out)
     assert info.name == "me" and info.method == "top-5 blend" and info.speed == 1.1 and info.consent
+    assert other.info("me").prosody == Prosody(0.8, 1.3)
     assert np.array_equal(other.pack("me"), pack)
     assert other.import_file(out, name="me2").name == "me2"
 
@@ -152,3 +171,21 @@ def test_speak_resolves_user_voices(tmp_path, monkeypatch):
     assert np.array_equal(speak.voice_pack("mine"), model_files.stock_pack("af_sarah"))
     with pytest.raises(VoiceError):
         speak.voice_pack("../../etc/passwd")
+
+
+def test_say_and_export_read_an_enrolled_voice_at_its_pitch_and_speed(tmp_path, monkeypatch):
+    from tray_reader import speak
+    from tray_reader.speech.engine import KokoroEngine
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = {"speed": 0.9, "pitch": 1.15, "pitch_range": 0.8}
+    VoiceLibrary().save(VoiceInfo("me", "enrolled", settings=settings, consent=True), _pack(4))
+    engine = KokoroEngine(session=None, threads=1)  # no sessions: only its settings are read
+    monkeypatch.setattr(speak.KokoroEngine, "load", classmethod(lambda cls, threads, fast=True: engine))
+    monkeypatch.setattr(speak, "EnglishPhonemizer", lambda: lambda text: text)
+    synth, pack, speed = speak.one_shot_synthesizer("me", None, None)
+    assert synth.engine is engine and engine.prosody == Prosody(1.15, 0.8) and speed == 0.9
+    assert np.array_equal(pack, _pack(4))
+    speak.one_shot_synthesizer("af_heart", None, None)
+    assert engine.prosody == Prosody()  # a stock voice reads at the model's own pitch

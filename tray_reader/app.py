@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import queue
@@ -33,7 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tray_reader import config, control
+from tray_reader import config, control, model_files
 from tray_reader.audio.player import PlayerState
 from tray_reader.commands import COMMANDS
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError, VoiceError
@@ -42,7 +43,7 @@ from tray_reader.notify import Notifier
 from tray_reader.preparation import SelectionPreparer, warmed_read
 from tray_reader.reading_window import CaptionSource, CaptionStyle, PlayerCaption
 from tray_reader.selection import SelectionReader
-from tray_reader.speech.types import AudioSink
+from tray_reader.speech.types import AudioSink, Prosody
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
 from tray_reader.states import AppState
 from tray_reader.tray import TrayModel, TrayView
@@ -111,6 +112,14 @@ class VoiceCatalogue(Protocol):
         """The voice pack; VoiceError names the choices when `name` is unknown."""
         ...
 
+    def prosody(self, name: str) -> Prosody:
+        """The pitch level and range the voice reads with (an enrolled speaker's own)."""
+        ...
+
+    def speed(self, name: str) -> float:
+        """The voice's own speaking rate (an enrolled speaker's; 1 for stock voices)."""
+        ...
+
 
 PipelineFactory = Callable[[int | None, bool, np.ndarray, Callable[[str], None]], SpeechPipeline]
 """(threads or None for automatic, use the fast decoder if built, pack to warm with,
@@ -157,7 +166,9 @@ class Timings:
 
 
 class VoiceChoice:
-    """The voice and speed the worker reads with (read before every chunk)."""
+    """The voice and speed the worker reads with (read before every chunk: the chosen speed
+    times the voice's own rate), and the voice's pitch level and range (set on the engine
+    whenever the voice changes)."""
 
     def __init__(
         self, voices: VoiceCatalogue, name: str, speed: float, problems: list[str], source: Path
@@ -172,18 +183,26 @@ class VoiceChoice:
             problems.append(f"{source}: voice = {name!r}: {e}. Using {default!r}.")
             name, self.pack = default, voices.pack(default)
         self.name = name
+        self.prosody, self.own_speed = voices.prosody(name), voices.speed(name)
 
     def current(self) -> tuple[np.ndarray, float]:
-        return self.pack, self.speed
+        return self.pack, self.speed * self.own_speed
 
     def use(self, name: str) -> None:
         pack = self._voices.pack(name)  # VoiceError lists the voices
         self.pack, self.name = pack, name
+        self.prosody, self.own_speed = self._voices.prosody(name), self._voices.speed(name)
         if name not in self.names:
             self.refresh_names()
 
     def refresh_names(self) -> None:
         self.names = tuple(self._voices.names())
+
+
+@functools.cache
+def _stock_ids() -> tuple[str, ...]:
+    """The stock voices' ids (the tray groups them apart from the user's own)."""
+    return tuple(v.name for v in model_files.stock_voices())
 
 
 def parse_speed(value: str | float) -> float:
@@ -213,6 +232,8 @@ class App:
             # No voice in settings.toml: the one picked with `tray-reader voice use`, if any.
             voice = parts.voices.default_voice() or voice
         self.voice = VoiceChoice(parts.voices, voice, self.settings.speed, self.problems, settings_file)
+        self._engine: object | None = None
+        """The loaded pipeline's engine, whose pitch the voice sets (None until loaded)."""
         self.timings = Timings()
         self.last_text = ""
         self._pause_wanted = False
@@ -236,12 +257,21 @@ class App:
         """Called as soon as the app starts to end (the daemon bounds how long that takes)."""
 
     def _make_pipeline(self) -> SpeechPipeline:
-        return self.parts.load_pipeline(
+        pipeline = self.parts.load_pipeline(
             self.settings.threads or None,
             self.settings.fast_model,
             self.voice.pack,
             self._on_pipeline_warning,
         )
+        self._engine = getattr(pipeline, "engine", None)
+        self._apply_prosody()
+        return pipeline
+
+    def _apply_prosody(self) -> None:
+        """The current voice's pitch level and range on the engine (from its next chunk)."""
+        use = getattr(self._engine, "use_prosody", None)
+        if use is not None:
+            use(self.voice.prosody)
 
     def _on_pipeline_warning(self, message: str) -> None:
         self.problems.append(message)
@@ -273,6 +303,7 @@ class App:
             voice=self.voice.name,
             speed=self.voice.speed,
             voices=self.voice.names,
+            stock_voices=_stock_ids(),
             can_enroll=self.parts.enroll is not None,
             can_show_reading=self.parts.reading_window is not None,
             tooltip=tip,
@@ -396,6 +427,7 @@ class App:
 
     def set_voice(self, name: str, persist: bool = True) -> None:
         self.voice.use(name)
+        self._apply_prosody()
         if persist:
             self._persist(voice=name)
 

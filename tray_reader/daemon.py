@@ -23,6 +23,7 @@ from tray_reader.dbus_session import SessionBus, has_tray_host
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
+from tray_reader.speech.types import Prosody
 
 
 class LibraryVoices:
@@ -42,6 +43,12 @@ class LibraryVoices:
     def default_voice(self) -> str | None:
         """The voice chosen with `tray-reader voice use`, if any."""
         return self._lib.default_voice()
+
+    def prosody(self, name: str) -> Prosody:
+        return self._lib.info(name).prosody
+
+    def speed(self, name: str) -> float:
+        return self._lib.info(name).speed
 
 
 def _real_player(settings: config.Settings) -> PlayerSink:

@@ -62,6 +62,10 @@ class VoiceEnroller(Protocol):
         cancel: threading.Event | None = None,
     ) -> tuple[VoiceInfo, Any]: ...
 
+    def comparison(self, result: Any) -> np.ndarray:
+        """24 kHz audio: the nearest stock voice, then the voice made, saying one text."""
+        ...
+
 
 @dataclass(frozen=True)
 class Audio:
@@ -102,6 +106,8 @@ class FlowView:
     can_cancel: bool
     can_use: bool
     """'Use this voice' is offered (DONE, and not used yet)."""
+    compare_with: str = ""
+    """The nearest stock voice, when 'Hear it beside …' is offered (DONE, not playing)."""
 
 
 class EnrollFlow:
@@ -115,6 +121,7 @@ class EnrollFlow:
         microphone: Callable[[], AudioSource],
         settings: Any = None,
         max_seconds: float = MAX_SECONDS,
+        play: Callable[[np.ndarray, int], None] | None = None,
     ) -> None:
         self.library = library
         self._load_enroller = load_enroller
@@ -123,6 +130,11 @@ class EnrollFlow:
         self._microphone = microphone
         self.settings = settings
         self.max_seconds = max_seconds
+        self._play = play or play_on_device
+        """Plays float32 mono audio at a rate (blocking until it ends)."""
+        self._result: Any = None
+        """The EnrollResult of the voice made (DONE)."""
+        self._playing = False
         self._lock = threading.Lock()
         self.phase = Phase.EDITING
         self.name = ""
@@ -263,6 +275,23 @@ class EnrollFlow:
         self._used = True
         self.message = f"tray-reader now reads with {self.voice}."
 
+    def compare(self) -> None:
+        """Play the nearest stock voice, then the voice made, saying the same text (blocks:
+        the window calls it on a thread of its own)."""
+        result, enroller = self._result, self._enroller
+        if self.phase is not Phase.DONE or result is None or enroller is None or self._playing:
+            return
+        self._playing = True
+        stock = getattr(result, "nearest_stock", "the nearest stock voice")
+        self.message = f"Playing {stock}, then {self.voice}…"
+        try:
+            self._play(enroller.comparison(result), 24_000)
+            self.message = f"That was {stock}, then {self.voice}."
+        except Exception as e:  # noqa: BLE001 - no sound device is a message, not a crash
+            self.message = f"Could not play the comparison: {e}"
+        finally:
+            self._playing = False
+
     def close(self) -> None:
         """The window is closing: stop what runs (a cancelled enrolment still saves its voice)."""
         self._stop_recording.set()
@@ -282,7 +311,7 @@ class EnrollFlow:
         except RuntimeError:  # a bug, not a user problem: the job thread printed its traceback
             self.phase, self.message = Phase.FAILED, "Enrolment failed unexpectedly (see the daemon's log)."
             return
-        self.phase, self.voice, self.message = Phase.DONE, info.name, ""
+        self.phase, self.voice, self.message, self._result = Phase.DONE, info.name, "", result
         self.result = describe_result(info, result)
         self.name_error = ""  # the name is taken now, by this very voice
 
@@ -291,8 +320,9 @@ class EnrollFlow:
         with self._lock:
             phase, level, recorded, message = self.phase, self._level, self._recorded, self.message
         status = self._job.status() if self._job is not None and phase is Phase.ENROLLING else None
-        if status is not None:
-            message = message or status.message  # "stopping…" after Cancel, else the job's step
+        if status is not None and not message:  # else "stopping…" after Cancel
+            left = status.seconds_left
+            message = status.message + (f" — about {left:.0f} s left" if left is not None else "")
         if self.audio is not None:
             audio = self.audio.label
         elif phase is Phase.RECORDING:
@@ -312,20 +342,32 @@ class EnrollFlow:
             can_start=self.can_start(),
             can_cancel=phase in (Phase.RECORDING, Phase.ENROLLING),
             can_use=phase is Phase.DONE and not self._used,
+            compare_with=""
+            if phase is not Phase.DONE or self._playing or self._result is None
+            else str(getattr(self._result, "nearest_stock", "")),
         )
 
 
 def describe_result(info: VoiceInfo, result: Any) -> str:
     """The outcome in plain words and numbers."""
+    from tray_reader.voices.commands import made_by
+
     lines = [f"Made {info.name}: {result.summary()}."]
     if getattr(result, "stopped_early", False):
         lines.append("Stopped early: this is the best voice found until then.")
     lines.extend(f"Note: {w}" for w in info.checks)
-    lines.append(f"{result.renders} tries in {result.seconds:.0f} s ({info.method}).")
+    lines.append(f"Made as: {made_by(info)}; {result.renders} tries in {result.seconds:.0f} s.")
     return "\n".join(lines)
 
 
 # -- the real parts ------------------------------------------------------------------------------
+def play_on_device(audio: np.ndarray, rate: int) -> None:
+    """Play on the default output device, beside the daemon's own stream, until it ends."""
+    import sounddevice
+
+    sounddevice.play(np.asarray(audio, np.float32), rate, blocking=True)
+
+
 def switch_daemon_voice(name: str) -> None:
     """Switch the running daemon's voice the way `tray-reader ctl voice NAME` does."""
     from tray_reader import control
@@ -434,9 +476,11 @@ class EnrollWindow:
         self.cancel.connect("clicked", lambda b: self.flow.cancel())
         self.use = Gtk.Button(label="Use this voice")
         self.use.connect("clicked", lambda b: self._use_voice())
+        self.compare = Gtk.Button(label="Hear it beside the stock voice")
+        self.compare.connect("clicked", lambda b: self._compare())
         close = Gtk.Button(label="Close")
         close.connect("clicked", lambda b: self.window.destroy())
-        for b in (close, self.use, self.cancel, self.start):
+        for b in (close, self.use, self.compare, self.cancel, self.start):
             buttons.pack_end(b, False, False, 0)
         box.pack_end(buttons, False, False, 0)
 
@@ -472,6 +516,10 @@ class EnrollWindow:
         self.use.set_sensitive(False)
         threading.Thread(target=self.flow.use_voice, name="voice-use", daemon=True).start()
 
+    def _compare(self) -> None:
+        self.compare.set_sensitive(False)  # drawn again from the flow once it has played
+        threading.Thread(target=self.flow.compare, name="voice-compare", daemon=True).start()
+
     def _tick(self) -> bool:
         self.draw()
         return True
@@ -503,6 +551,10 @@ class EnrollWindow:
         self.cancel.set_visible(v.can_cancel)
         self.use.set_visible(v.phase is Phase.DONE)
         self.use.set_sensitive(v.can_use)
+        self.compare.set_visible(v.phase is Phase.DONE)
+        self.compare.set_sensitive(bool(v.compare_with))
+        if v.compare_with:
+            self.compare.set_label(f"Hear it beside {v.compare_with}")
 
     def _destroyed(self, _window: Any) -> None:
         self._GLib.source_remove(self._timer)

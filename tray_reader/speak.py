@@ -60,11 +60,14 @@ def one_shot_synthesizer(
     library = VoiceLibrary()
     name = voice or library.default_voice() or DEFAULT_VOICE
     pack = library.pack(name)
-    speed = speed or library.info(name).speed  # an enrolled voice carries its matched speaking rate
+    info = library.info(name)
+    speed = speed or info.speed  # an enrolled voice carries its matched speaking rate
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     # The daemon's fast_model setting holds here too (read only: `say` never writes the file).
     fast = config.load(create=False).settings.fast_model
-    return Synthesizer(frontend, KokoroEngine.load(threads, fast=fast)), pack, speed or 1.0
+    engine = KokoroEngine.load(threads, fast=fast)
+    engine.use_prosody(info.prosody)  # ... and its speaker's pitch level and range
+    return Synthesizer(frontend, engine), pack, speed or 1.0
 
 
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:

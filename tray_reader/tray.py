@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tray_reader.states import AppState
+from tray_reader.voices.names import OWN_VOICES, menu_groups
 
 
 def _icons_dir() -> Path:
@@ -47,7 +48,10 @@ class TrayModel:
     speed: float
     """Current speed (checked in the Speed menu)."""
     voices: tuple[str, ...]
-    """All voices, for the Voice menu."""
+    """All voices (ids), for the Voice menu."""
+    stock_voices: tuple[str, ...] = ()
+    """Which ids are stock voices: grouped by accent and gender under readable names, after
+    the user's own voices (`voices.names`)."""
     can_enroll: bool = False
     """Show 'Enroll voice…' (the voices package provides enrolment)."""
     can_show_reading: bool = False
@@ -63,6 +67,16 @@ MENU_ACTIONS = (
     "read", "toggle", "stop", "next", "prev", "voice", "speed", "enroll", "settings", "reading_window", "open_document",
     "quit"
 )  # fmt: skip
+
+
+def voice_menu(m: TrayModel) -> list[tuple[str | None, list[tuple[str, str]]]]:
+    """The Voice menu as [(submenu title, [(id, label)])]: the user's own voices first, at
+    the top level (title None), then a submenu per accent and gender of the stock voices."""
+    groups = menu_groups(m.voices, m.stock_voices)
+    return [
+        (None if i == 0 and title == OWN_VOICES else title, entries)
+        for i, (title, entries) in enumerate(groups)
+    ]
 
 
 class TrayView(Protocol):
@@ -301,11 +315,17 @@ class PystrayTray:
         def act(action: str, arg: str = "") -> Callable[..., None]:
             return lambda icon, item: on_action(action, arg)
 
+        def voice_item(name: str, label: str) -> Any:
+            return Item(label, act("voice", name), checked=lambda item: model().voice == name, radio=True)
+
         def voice_items() -> Any:
-            for name in model().voices:
-                yield Item(
-                    name, act("voice", name), checked=lambda item, n=name: model().voice == n, radio=True
-                )
+            m = model()
+            for title, entries in voice_menu(m):
+                if title is None:
+                    yield from (voice_item(name, label) for name, label in entries)
+                    yield Menu.SEPARATOR
+                else:
+                    yield Item(title, Menu(*(voice_item(name, label) for name, label in entries)))
 
         def speed_items() -> Any:
             for s in SPEEDS:

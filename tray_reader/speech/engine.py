@@ -25,7 +25,7 @@ import onnxruntime as ort
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.speech.sessions import default_threads, make_session
-from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind
+from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind, Prosody
 from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
 from tray_reader.text.types import MAX_PHONEME_IDS
 
@@ -114,6 +114,18 @@ class KokoroEngine:
     f0_scale: float = 1.0
     """Factor on part A's f0 (and the sine source's phase, which is its running sum) before
     part B: the voice's pitch moved, its timing and timbre kept (split model only)."""
+    f0_range: float = 1.0
+    """Factor on log-f0's deviation from each chunk's median, before part B (split model
+    only): an enrolled speaker's pitch range."""
+
+    @property
+    def prosody(self) -> Prosody:
+        """The pitch level and range every read is made with now."""
+        return Prosody(self.f0_scale, self.f0_range)
+
+    def use_prosody(self, prosody: Prosody) -> None:
+        """Read from the next chunk on at this pitch level and range."""
+        self.f0_scale, self.f0_range = prosody.pitch, prosody.spread
 
     @classmethod
     def load(cls, threads: int | None = None, fast: bool = True) -> KokoroEngine:
@@ -187,15 +199,18 @@ class KokoroEngine:
             "speed": np.array([speed], dtype=np.float32),
         }
 
-    def synthesize(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> np.ndarray:
-        """Audio (float32, 24 kHz) for one chunk of phoneme ids (at most MAX_PHONEME_IDS)."""
+    def synthesize(
+        self, ids: Sequence[int], pack: np.ndarray, speed: float, prosody: Prosody | None = None
+    ) -> np.ndarray:
+        """Audio (float32, 24 kHz) for one chunk of phoneme ids (at most MAX_PHONEME_IDS),
+        at ``prosody`` (default: the engine's own, see `use_prosody`)."""
         feeds = self._feeds(ids, pack, speed)
         if self.session is not None:
             out = self.session.run(None, feeds)[0]
         else:
             assert self.features is not None and self.decoder is not None
-            asr, f0, energy, _ = self.features.run(None, feeds)
-            f0 = f0 * np.float32(self.f0_scale) if self.f0_scale != 1.0 else f0
+            asr, f0, energy, phase = self.features.run(None, feeds)
+            f0, _ = reshape_pitch(f0, phase, prosody or self.prosody)
             offset = np.zeros((1, 1, 9), np.float32)
             out = self.decoder.run(
                 None,
@@ -255,10 +270,8 @@ class KokoroEngine:
         if part_a is None or not part_a.made_for(ids, pack, speed):
             part_a = self.part_a(ids, pack, speed, run_options)
             assert part_a is not None
-        asr, f0, energy, phase = part_a.asr, part_a.f0, part_a.energy, part_a.phase
-        if self.f0_scale != 1.0:
-            scale = np.float32(self.f0_scale)
-            f0, phase = f0 * scale, phase * scale
+        asr, energy = part_a.asr, part_a.energy
+        f0, phase = reshape_pitch(part_a.f0, part_a.phase, self.prosody)
         decoder = self.decoder
 
         def timed(window: dict[str, np.ndarray]) -> np.ndarray:
@@ -310,6 +323,34 @@ class PartA:
         if tuple(ids) != self.ids or speed != self.speed or len(ids) >= len(pack):
             return False
         return bool(np.array_equal(_style(pack, len(ids)), self.style))
+
+
+VOICED_HZ = 10.0
+"""Part A's f0 above this is voiced (Kokoro's sine source uses the same threshold)."""
+
+
+def reshape_pitch(f0: np.ndarray, phase: np.ndarray, prosody: Prosody) -> tuple[np.ndarray, np.ndarray]:
+    """Part A's f0 [1, 2F] and the sine source's running phase [1, 2F, 9] at ``prosody``.
+
+    The range moves each voiced value's log-f0 about the chunk's voiced median, then the
+    level scales it all. The phase is a running sum of f0 (times each harmonic): each of
+    its steps is scaled as the f0 value it was summed from was, so windows of part B still
+    join."""
+    if prosody.spread == 1.0:
+        if prosody.pitch == 1.0:
+            return f0, phase
+        scale = np.float32(prosody.pitch)
+        return f0 * scale, phase * scale
+    voiced = f0 > VOICED_HZ
+    if not voiced.any():
+        return f0 * np.float32(prosody.pitch), phase * np.float32(prosody.pitch)
+    log_f0 = np.log(np.where(voiced, f0, 1.0))
+    centre = float(np.median(log_f0[voiced]))
+    shaped = np.where(voiced, np.exp(centre + prosody.spread * (log_f0 - centre)), f0) * prosody.pitch
+    ratio = np.where(voiced, shaped / np.where(voiced, f0, 1.0), prosody.pitch)
+    steps = np.diff(phase, axis=1, prepend=np.zeros_like(phase[:, :1]))
+    new_phase = np.cumsum(steps * ratio[..., None], axis=1)
+    return shaped.astype(np.float32), new_phase.astype(np.float32)
 
 
 def _style(pack: np.ndarray, n_ids: int) -> np.ndarray:

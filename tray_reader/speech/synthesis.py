@@ -15,7 +15,7 @@ import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
 from tray_reader.speech.timings import WordTiming, token_frames, word_timings
-from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, VoiceSource
+from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, AudioChunk, Prosody, VoiceSource
 from tray_reader.speech.windows import speech_frames
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.text.types import TextChunk
@@ -111,14 +111,16 @@ class Prepared:
     free: threading.Event = field(default_factory=_set_event)
     """Clear while a preparation makes pieces on its own thread: a read that plays them
     meanwhile takes ``rest`` over only once it is set again."""
-    pitch: float = 1.0
-    """The engine's f0 factor the audio was made with (speech-dispatcher's pitch)."""
+    prosody: Prosody = NEUTRAL
+    """The engine's pitch level and range the audio was made with (the voice's own,
+    times speech-dispatcher's pitch)."""
 
-    def matches(self, text: str, pack: np.ndarray, speed: float, pitch: float = 1.0) -> bool:
+    def matches(self, text: str, pack: np.ndarray, speed: float, prosody: Prosody = NEUTRAL) -> bool:
+        """Whether this is the audio of ``text`` in this voice, speed, pitch and range."""
         return (
             text == self.text
             and speed == self.speed
-            and pitch == self.pitch
+            and prosody == self.prosody
             and (pack is self.pack or (pack.shape == self.pack.shape and np.array_equal(pack, self.pack)))
         )
 
@@ -286,9 +288,10 @@ class Synthesizer:
         if options is not None:
             options.terminate = True
 
-    def _pitch(self) -> float:
-        """The engine's f0 factor now (engines without one read at 1)."""
-        return float(getattr(self.engine, "f0_scale", 1.0))
+    def _prosody(self) -> Prosody:
+        """The engine's pitch level and range now (engines without them read at neither)."""
+        prosody = getattr(self.engine, "prosody", NEUTRAL)
+        return prosody if isinstance(prosody, Prosody) else NEUTRAL
 
     def prepare(
         self,
@@ -307,7 +310,7 @@ class Synthesizer:
         if len(text) > MAX_PREPARED_CHARS:
             return False
         pack, speed = voice()
-        if self.prepared is not None and self.prepared.matches(text, pack, speed, self._pitch()):
+        if self.prepared is not None and self.prepared.matches(text, pack, speed, self._prosody()):
             return True
         self._preparing.set()
         try:
@@ -344,7 +347,7 @@ class Synthesizer:
                 ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
-                return Prepared(text, pack, speed, index + 1, [], audio, pitch=self._pitch())
+                return Prepared(text, pack, speed, index + 1, [], audio, prosody=self._prosody())
         return None
 
     def _chunk_audio(
@@ -401,7 +404,7 @@ class Synthesizer:
         started: float | None = None
         samples = 0
         prepared = self.prepared
-        self.served_prepared = prepared is not None and prepared.matches(text, *voice(), self._pitch())
+        self.served_prepared = prepared is not None and prepared.matches(text, *voice(), self._prosody())
         if not self.served_prepared and len(text) <= MAX_PREPARED_CHARS:
             # Made as a preparation would make it, and kept (unless a selection is being
             # prepared): the same text read again starts with this chunk's audio.

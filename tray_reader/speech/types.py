@@ -18,6 +18,21 @@ FRAME_SAMPLES = 600
 """Output samples per frame of part A's ``asr`` (2 pitch frames x 300 samples, 24 kHz: 25 ms)."""
 
 
+@dataclass(frozen=True)
+class Prosody:
+    """How a voice's pitch curve is reshaped between the model's two parts (an enrolled
+    voice's speaker's pitch; speech-dispatcher's pitch setting)."""
+
+    pitch: float = 1.0
+    """Factor on the f0 curve (1: the model's own pitch)."""
+    spread: float = 1.0
+    """Factor on log-f0's deviation from the chunk's median (1: the model's own range)."""
+
+
+NEUTRAL = Prosody()
+"""The model's own pitch and range."""
+
+
 VoiceSource = Callable[[], tuple[np.ndarray, float]]
 """The voice pack and speed to read the next chunk with (read before every chunk, so a
 change applies at the next one)."""

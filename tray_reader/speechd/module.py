@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tray_reader.speech.types import Prosody
 from tray_reader.speechd import protocol, spoken, ssml
 from tray_reader.speechd.protocol import Command, MessageType
 from tray_reader.speechd.speaker import Speaker, Voice
@@ -141,6 +142,10 @@ class VoiceCatalog:
     def speed(self, name: str) -> float:
         """The speaking rate an enrolled voice was matched at."""
         return self.library.info(name).speed
+
+    def prosody(self, name: str) -> Prosody:
+        """The pitch level and range an enrolled voice was matched at."""
+        return self.library.info(name).prosody
 
 
 class OutputModule:
@@ -297,7 +302,9 @@ class OutputModule:
         pack = self.voices.pack(name)
         speed = protocol.rate_to_speed(s.rate) * self.voices.speed(name)
         speed = min(protocol.SPEED_MAX, max(protocol.SPEED_MIN, speed))
-        voice = Voice(pack, speed, protocol.volume_to_gain(s.volume), protocol.pitch_to_factor(s.pitch))
+        own = self.voices.prosody(name)
+        pitch = own.pitch * protocol.pitch_to_factor(s.pitch)
+        voice = Voice(pack, speed, protocol.volume_to_gain(s.volume), pitch, own.spread)
         return segments, voice
 
     def _list_voices(self, args: tuple[str, ...]) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from tray_reader.speech.types import Prosody
 from tray_reader.speechd import protocol
 from tray_reader.speechd.ssml import Mark, Pause, Segment, Speech
 
@@ -47,7 +48,10 @@ class Voice:
     gain: float = 1.0
     """Player volume, 0..1."""
     pitch: float = 1.0
-    """Factor on the voice's f0 (1.0: the voice's own)."""
+    """Factor on the model's f0 (1.0: the model's own; an enrolled voice's own pitch
+    times speech-dispatcher's)."""
+    spread: float = 1.0
+    """Factor on log-f0's deviation from its median (an enrolled voice's own range)."""
 
 
 class Speaker(Protocol):
@@ -196,7 +200,7 @@ class EngineSpeaker:
             self._emit(protocol.EVENT_BEGIN + "\n")
         voice = message.voice
         self.player.volume = voice.gain
-        synth.engine.f0_scale = voice.pitch
+        synth.engine.use_prosody(Prosody(voice.pitch, voice.spread))
         player_cancel = self.player.start_request()
         with self._lock:
             if not self._is_current(message):

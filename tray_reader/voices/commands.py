@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.files import sha256
+from tray_reader.speech.types import NEUTRAL
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 
 if TYPE_CHECKING:  # these load models when imported
@@ -48,6 +49,28 @@ def confirm_consent(
         raise EnrollmentError("Not confirmed; no voice was made.")
 
 
+def made_by(info: VoiceInfo) -> str:
+    """How an enrolled voice was made, in a few words: the recipe the guard kept (a stock
+    voice, a blend of stock voices, a style fitted to the recording) and, if it reads at the
+    speaker's pitch, that pitch."""
+    found = info.scores.get("judged")
+    judged: dict = found if isinstance(found, dict) else {}
+    method = info.method
+    if judged.get("fell_back") or method.startswith("stock "):
+        nearest = info.scores.get("nearest_stock", "?")
+        recipe = f"stock voice {nearest}" + (" (nothing made was closer)" if judged.get("fell_back") else "")
+    elif method.startswith("fitted style"):
+        recipe = "style fitted to your recording"
+    else:
+        recipe = "blend of stock voices"
+    prosody = info.prosody
+    if prosody != NEUTRAL:
+        recipe += (
+            f", at your pitch (x{prosody.pitch:.2f}, range x{prosody.spread:.2f}, speed {info.speed:.2f})"
+        )
+    return recipe
+
+
 def describe(info: VoiceInfo, default: str | None) -> str:
     mark = "*" if info.name == default else " "
     if info.kind == "stock":
@@ -58,12 +81,12 @@ def describe(info: VoiceInfo, default: str | None) -> str:
     judged = info.scores.get("judged") if isinstance(info.scores.get("judged"), dict) else None
     if info.kind == "enrolled" and judged:
         s = info.scores
-        how = "nearest stock voice (nothing made was closer)" if judged.get("fell_back") else info.method
         detail = (
-            f"{how}; on {float(judged.get('judged_seconds', 0)):.0f} s held back from the fit: "
+            f"{made_by(info)}; on {float(judged.get('judged_seconds', 0)):.0f} s held back from the fit: "
             f"MFCC distance {float(judged.get('ahs', 0)):.3f} vs nearest stock "
             f"{s.get('nearest_stock', '?')} {float(judged.get('stock_ahs', 0)):.3f} (lower is closer), "
-            f"{info.created[:10]}"
+            f"speaker encoder {float(judged.get('enc', 0)):.2f} vs {float(judged.get('stock_enc', 0)):.2f} "
+            f"(higher is closer), {info.created[:10]}"
         )
     elif info.kind == "enrolled" and "similarity" in info.scores:
         s = info.scores
@@ -126,9 +149,15 @@ def mix(library: VoiceLibrary, name: str, specs: Sequence[str], speed: float, ou
     out(f"made {name}: {info.method}")
 
 
-def _progress(err: Out) -> Callable[[float, str], None]:
+def _progress(err: Out, clock: Callable[[], float] | None = None) -> Callable[[float, str], None]:
+    from tray_reader.voices.job import TimeLeft
+
+    time_left = TimeLeft(clock) if clock is not None else TimeLeft()
+
     def report(fraction: float, message: str) -> None:
-        err(f"[{fraction:4.0%}] {message}")
+        left = time_left.update(fraction)
+        when = f", about {left:.0f} s left" if left is not None and fraction < 1 else ""
+        err(f"[{fraction:4.0%}{when}] {message}")
 
     return report
 
@@ -150,9 +179,7 @@ def _report(info: VoiceInfo, result: EnrollResult, out: Out) -> None:
     out(f"enrolled {info.name}: {result.summary()}")
     for w in info.checks:
         out(f"note: {w}")
-    out(
-        f"made by: {info.method} (speed {info.speed:.2f}); {result.renders} renders in {result.seconds:.0f} s"
-    )
+    out(f"made as: {made_by(info)}; {result.renders} renders in {result.seconds:.0f} s")
     out(f"use it with: tray-reader say --voice {info.name} …   or   tray-reader voice use {info.name}")
 
 

@@ -16,9 +16,14 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    weights over the top voices).
 6. the style fit (style_fit.py): dims 0-127 of the search's best moved, without gradients,
    so the decoder's speech matches the fit part's frames (channel-robust, text-free loss);
-7. the guard: the nearest stock voice, the blends, the search's best and the fitted style are judged on
-   the judged part by two measures (guard.py); a made voice is kept only if it beats the
-   nearest stock voice by both, else that stock voice is kept and the user is told.
+7. prosody (`match_prosody`): the nearest stock voice, the blend and the fitted style, each
+   also read at the speaker's pitch level, pitch range and rate (measured on the fit part and
+   on the voice's own render by the same checked pitch track), stored with the voice and
+   applied at every read;
+8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
+   prosody-matched voices are judged on the judged part by two measures (guard.py); a made
+   voice is kept only if it beats the nearest stock voice by both, else that stock voice is
+   kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
 independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
 the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
@@ -38,10 +43,11 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError
+from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import checks, guard
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
-from tray_reader.voices.measure import pitch_stats
+from tray_reader.voices.measure import pitch_stats, voiced_rate
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 from tray_reader.voices.stock_profiles import StockProfiles
@@ -49,8 +55,8 @@ from tray_reader.voices.stock_profiles import StockProfiles
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
 
-JUDGE_SECONDS = 10.0
-"""About what the guard's renders take, for the progress fraction."""
+JUDGE_SECONDS = 30.0
+"""About what the prosody step's and the guard's renders take, for the progress fraction."""
 
 Progress = Callable[[float, str], None]
 """Called with (fraction done 0..1, what is happening)."""
@@ -60,11 +66,11 @@ Progress = Callable[[float, str], None]
 class EnrollSettings:
     """How hard enrolment works."""
 
-    budget_seconds: float = 50.0
+    budget_seconds: float = 35.0
     """Wall-clock time for the blend search; the best candidate so far is kept when it ends."""
     fit_seconds: float = 35.0
-    """Wall-clock time for the style fit after the search (0: no fit); the guard then judges
-    (a few renders), so enrolment takes about budget + fit + 10 s."""
+    """Wall-clock time for the style fit after the search (0: no fit); the prosody step and
+    the guard then take a few renders, so enrolment takes about budget + fit + 30 s."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -79,6 +85,9 @@ class EnrollSettings:
     """Try the prosody half blended from voices of similar pitch."""
     match_rate: bool = True
     """Match the speaking rate (needs the words of the recording)."""
+    match_prosody: bool = True
+    """Judge, beside each of the nearest stock voice, the blend and the fitted style, the
+    same voice read at the speaker's pitch level, range and rate (`match_prosody`)."""
     random_search: bool = True
     """Spend the rest of the budget on random blends around the best one."""
     exclude: tuple[str, ...] = ()
@@ -101,6 +110,8 @@ class Candidate:
     """Kokoro speed to speak it at."""
     pack: np.ndarray | None = field(default=None, compare=False, repr=False)
     """A pack made directly (a fitted style), used instead of the blends when set."""
+    intonation: Prosody = NEUTRAL
+    """The pitch level and range it is read with (stored with the voice, see `match_prosody`)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +152,8 @@ class EnrollResult:
     """Speech the search and fit used."""
     judged_seconds: float = 0.0
     """Speech held back for the guard."""
+    judged: tuple[Candidate, ...] = ()
+    """Every candidate the guard judged, in the order of `verdict.judgements`."""
 
     @property
     def fell_back(self) -> bool:
@@ -364,11 +377,25 @@ def match(
     for option in (initial, fitted_candidate, before_search, best, fitted_style):
         if option is not None and all(option.label != p.label for p in judged):
             judged.append(option)
-    step(0.97, f"judging {len(judged)} voices on the part of your recording held back from the fit")
+    if settings.match_prosody and not cancel.is_set():
+        step(min(0.98, elapsed_fraction()), "matching your pitch and speaking rate")
+        speaker = SpeakerProsody.of(fit16k)
+        for base in (single, initial, fitted_style):
+            if base is not None and speaker is not None and not cancel.is_set():
+                step(min(0.98, elapsed_fraction()), f"matching your pitch and speaking rate ({base.label})")
+                matched = match_prosody(base, speaker, renderer, texts, guard.band_gain(fit16k))
+                if matched is not None:
+                    judged.append(matched)
+    # The fraction follows the time (budget + fit + JUDGE_SECONDS), so the time left stays true.
+    step(
+        min(0.99, elapsed_fraction()), f"judging {len(judged)} voices on the part of your recording held back"
+    )
     verdict = guard.decide(
         nearest,
         [c.label for c in judged],
-        lambda i: renderer.render16k(build_pack(judged[i]), judged[i].speed, [guard.JUDGE_TEXT]),
+        lambda i: renderer.render16k(
+            build_pack(judged[i]), judged[i].speed, [guard.JUDGE_TEXT], judged[i].intonation
+        ),
         judged16k,
         embedder,
     )
@@ -392,6 +419,7 @@ def match(
         verdict=verdict,
         fit_seconds=len(fit16k) / 16_000,
         judged_seconds=len(judged16k) / 16_000,
+        judged=tuple(judged),
     )
 
 
@@ -425,6 +453,67 @@ def _fit_style(
     )
 
 
+SPREAD_LIMITS = (0.6, 1.6)
+"""A matched pitch range factor is kept within these."""
+PITCH_LIMITS = (0.6, 1.7)
+"""... a matched pitch level factor within these (Kokoro's voices span about 100-260 Hz)."""
+SPEED_LIMITS = (0.8, 1.25)
+"""... and a speed matched from the voiced-stretch rate within these."""
+
+
+@dataclass(frozen=True)
+class SpeakerProsody:
+    """The speaker's pitch and rate, measured on the fit part."""
+
+    median_hz: float
+    """Median F0 of the checked pitch track's voiced frames."""
+    spread: float
+    """Standard deviation of their log2 F0."""
+    rate: float
+    """Voiced stretches per second of speech (`measure.voiced_rate`)."""
+
+    @classmethod
+    def of(cls, x16k: np.ndarray) -> SpeakerProsody | None:
+        median_hz, spread = pitch_stats(x16k)
+        if median_hz <= 0 or spread <= 0:
+            return None
+        return cls(median_hz, spread, voiced_rate(x16k))
+
+
+def match_prosody(
+    base: Candidate,
+    speaker: SpeakerProsody,
+    renderer: VoiceRenderer,
+    texts: Sequence[str],
+    band: tuple[np.ndarray, np.ndarray],
+) -> Candidate | None:
+    """``base`` read at the speaker's pitch level, range and rate (None if its renders have
+    no measurable pitch). Each render is limited to the recording's band and measured as
+    the recording was (`measure.pitch_track`), so a telephone channel biases both alike.
+
+    Two renders: the range from the voice's own spread, then the level and speed from a
+    render at that range (widening the range moves the measured median, too)."""
+    pack = build_pack(base)
+
+    def measured(prosody: Prosody, speed: float) -> SpeakerProsody | None:
+        audio = guard.limit_band(renderer.render16k(pack, speed, texts, prosody), band)
+        return SpeakerProsody.of(audio)
+
+    own = measured(NEUTRAL, base.speed)
+    if own is None:
+        return None
+    spread = float(np.clip(speaker.spread / own.spread, *SPREAD_LIMITS))
+    shaped = measured(Prosody(1.0, spread), base.speed) if abs(spread - 1.0) > 0.02 else own
+    if shaped is None:
+        return None
+    pitch = float(np.clip(speaker.median_hz / shaped.median_hz, *PITCH_LIMITS))
+    speed = base.speed
+    if speaker.rate > 0 and shaped.rate > 0:
+        speed = float(np.clip(base.speed * speaker.rate / shaped.rate, *SPEED_LIMITS))
+    label = f"{base.label}, your pitch x{pitch:.2f} range x{spread:.2f} speed {speed:.2f}"
+    return Candidate(label, base.timbre, base.prosody, speed, base.pack, Prosody(pitch, spread))
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -452,6 +541,14 @@ class Enroller:
         engine = engine or KokoroEngine.load(threads)
         renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
         return cls(renderer, SpeakerEmbedder.load(), stock_profiles.load())
+
+    def comparison(self, result: EnrollResult, text: str = guard.JUDGE_TEXT) -> np.ndarray:
+        """24 kHz audio of ``text`` said by the nearest stock voice, a pause, then by the
+        voice made (at its speed, pitch and range), to hear the two side by side."""
+        stock = model_files.stock_pack(result.nearest_stock)
+        before = self.renderer.render(stock, 1.0, [text])
+        after = self.renderer.render(result.pack, result.best.speed, [text], result.best.intonation)
+        return np.concatenate([before, np.zeros(int(0.6 * 24_000), np.float32), after])
 
     def enroll(
         self,
@@ -511,6 +608,8 @@ class Enroller:
             },
             settings={
                 "speed": round(result.best.speed, 3),
+                "pitch": round(result.best.intonation.pitch, 4),
+                "pitch_range": round(result.best.intonation.spread, 4),
                 "timbre": {k: round(v, 4) for k, v in result.best.timbre.items()},
                 "prosody": {k: round(v, 4) for k, v in result.best.prosody.items()},
                 "budget_seconds": settings.budget_seconds,

@@ -7,6 +7,7 @@ thread; nothing here blocks the caller.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -29,6 +30,30 @@ class JobStatus:
     """The worker has finished (successfully or not)."""
     error: str | None
     """The user-facing error if it failed."""
+    seconds_left: float | None = None
+    """About how long it still takes (`TimeLeft`); None until it can be told."""
+
+
+class TimeLeft:
+    """Seconds left, from the pace of the progress so far: linear from the first report
+    above 0 (the models' loading, reported at 0, does not count)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._first: tuple[float, float] | None = None
+
+    def update(self, fraction: float) -> float | None:
+        """Note a report of ``fraction`` done; the seconds left, or None if not known yet."""
+        now = self._clock()
+        if fraction <= 0:
+            return None
+        if self._first is None:
+            self._first = (now, fraction)
+            return None
+        start, done = self._first
+        if fraction - done < 0.02:
+            return None
+        return max(0.0, (now - start) * (1.0 - fraction) / (fraction - done))
 
 
 class EnrollmentJob(Generic[T]):
@@ -41,6 +66,8 @@ class EnrollmentJob(Generic[T]):
         self._lock = threading.Lock()
         self._fraction = 0.0
         self._message = "starting"
+        self._left: float | None = None
+        self._time_left = TimeLeft()
         self._result: T | None = None
         self._error: TrayReaderError | None = None
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -50,8 +77,9 @@ class EnrollmentJob(Generic[T]):
         return self
 
     def _progress(self, fraction: float, message: str) -> None:
+        left = self._time_left.update(fraction)
         with self._lock:
-            self._fraction, self._message = fraction, message
+            self._fraction, self._message, self._left = fraction, message, left
 
     def _run(self) -> None:
         try:
@@ -70,7 +98,7 @@ class EnrollmentJob(Generic[T]):
     def status(self) -> JobStatus:
         with self._lock:
             error = str(self._error) if self._error else None
-            return JobStatus(self._fraction, self._message, self._done.is_set(), error)
+            return JobStatus(self._fraction, self._message, self._done.is_set(), error, self._left)
 
     def result(self, timeout: float | None = None) -> T:
         """Wait for the job; its result, or its TrayReaderError raised here."""

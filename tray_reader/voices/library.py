@@ -24,6 +24,7 @@ from tray_reader import model_files
 from tray_reader.errors import VoiceError
 from tray_reader.files import sha256, write_atomic
 from tray_reader.paths import data_dir
+from tray_reader.speech.types import NEUTRAL, Prosody
 
 PACK_SHAPE = model_files.PACK_SHAPE
 FORMAT = "tray-reader-voice/1"
@@ -31,6 +32,8 @@ FORMAT = "tray-reader-voice/1"
 MAX_NAME = 40
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 STATE_FILE = "state.json"
+PITCH_LIMITS = (0.25, 4.0)
+"""A stored pitch or range factor outside these is ignored (a damaged or foreign file)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,9 @@ class VoiceInfo:
     scores: dict = field(default_factory=dict)
     """Similarity figures reached at enrolment (e.g. {'similarity': 0.78, 'nearest_stock': ...})."""
     settings: dict = field(default_factory=dict)
-    """Settings used to make it, and synthesis hints such as the matched 'speed'."""
+    """Settings used to make it, and synthesis hints applied at every read: the matched
+    'speed', 'pitch' (factor on the model's f0) and 'pitch_range' (factor on log-f0's
+    deviation from its median); a voice without them reads at 1."""
     consent: bool = False
     """The user confirmed the voice is their own or used with permission."""
     pack_sha256: str = ""
@@ -94,6 +99,18 @@ class VoiceInfo:
             return float(self.settings.get("speed", 1.0))
         except (TypeError, ValueError):
             return 1.0
+
+    @property
+    def prosody(self) -> Prosody:
+        """The pitch level and range this voice reads with (the model's own if none)."""
+        try:
+            pitch = float(self.settings.get("pitch", 1.0))
+            spread = float(self.settings.get("pitch_range", 1.0))
+        except (TypeError, ValueError):
+            return NEUTRAL
+        if not (PITCH_LIMITS[0] <= pitch <= PITCH_LIMITS[1] and PITCH_LIMITS[0] <= spread <= PITCH_LIMITS[1]):
+            return NEUTRAL
+        return Prosody(pitch, spread)
 
 
 def validate_name(name: str) -> str:

@@ -5,7 +5,9 @@
   so a fixed channel filter (microphone, band limits that are equal in both) cancels out.
   Text-independent; 0 for identical statistics, larger is further apart. It is the bench's
   second, independent judge of enrolment.
-* `pitch_stats`: median F0 (Hz) and the spread of log F0 of voiced frames (autocorrelation).
+* `pitch_track`, `pitch_stats`: a checked F0 track (autocorrelation, octave errors folded
+  back or dropped against the recording's own median), its median and log spread.
+* `voiced_rate`: voiced stretches per second of speech, a text-free speaking-rate proxy.
 """
 
 from __future__ import annotations
@@ -68,24 +70,74 @@ def ahs_distance(a16k: np.ndarray, b16k: np.ndarray) -> float:
     return float(np.log(t1 * t2 / d**2))
 
 
-def pitch_stats(x16k: np.ndarray) -> tuple[float, float]:
-    """(median F0 in Hz, standard deviation of log2 F0) over voiced frames; (0, 0) if none."""
-    size, hop = 640, 160
-    frames = _frames(x16k, size, hop)
+PITCH_WINDOW = 640
+PITCH_HOP = 160
+"""40 ms windows every 10 ms (a 60 Hz period fits in a window with room to spare)."""
+VOICED_PEAK = 0.45
+"""Normalised autocorrelation peak above which a frame is voiced."""
+OCTAVE_SLACK = 0.75
+"""A frame further than this many octaves from the recording's median is an octave error
+unless its period's double (or half) is as periodic; else it is dropped."""
+
+
+def pitch_track(x16k: np.ndarray) -> np.ndarray:
+    """F0 in Hz per 10 ms frame, 0 where unvoiced (normalised autocorrelation), checked
+    against the recording's own median: octave jumps are folded back or dropped."""
+    size = PITCH_WINDOW
+    frames = _frames(x16k, size, PITCH_HOP)
     frames = frames - frames.mean(axis=1, keepdims=True)
     energy = (frames**2).mean(axis=1)
     loud = energy > np.percentile(energy, 90) * 0.05
-    frames = frames[loud]
-    if len(frames) == 0:
-        return 0.0, 0.0
     spec = np.fft.rfft(frames * np.hanning(size), n=2 * size, axis=-1)
     ac = np.fft.irfft(np.abs(spec) ** 2, axis=-1)[:, :size]
     ac = ac / (ac[:, :1] + 1e-12)
     lo, hi = RATE // 420, RATE // 60
     lag = lo + np.argmax(ac[:, lo:hi], axis=1)
-    peak = ac[np.arange(len(ac)), lag]
-    voiced = peak > 0.45
+    rows = np.arange(len(ac))
+    peak = ac[rows, lag]
+    voiced = loud & (peak > VOICED_PEAK)
+    f0 = np.where(voiced, RATE / lag, 0.0)
     if voiced.sum() < 5:
+        return np.zeros(len(frames))
+    centre = np.median(np.log2(f0[voiced]))
+    off = np.where(voiced, np.log2(np.maximum(f0, 1.0)) - centre, 0.0)
+    double = np.minimum(2 * lag, size - 1)
+    half = np.maximum(lag // 2, 1)
+    high = voiced & (off > OCTAVE_SLACK)
+    low = voiced & (off < -OCTAVE_SLACK)
+    fold_high = high & (ac[rows, double] > 0.8 * peak)
+    fold_low = low & (ac[rows, half] > 0.8 * peak)
+    f0 = np.where(fold_high, f0 / 2, np.where(fold_low, f0 * 2, f0))
+    f0[(high & ~fold_high) | (low & ~fold_low)] = 0.0
+    far = (f0 > 0) & (np.abs(np.log2(np.maximum(f0, 1.0)) - centre) > 2 * OCTAVE_SLACK)
+    f0[far] = 0.0
+    return np.asarray(f0)
+
+
+def pitch_stats(x16k: np.ndarray) -> tuple[float, float]:
+    """(median F0 in Hz, standard deviation of log2 F0) over the checked track's voiced
+    frames (`pitch_track`); (0, 0) if fewer than 5."""
+    f0 = pitch_track(x16k)
+    f0 = f0[f0 > 0]
+    if len(f0) < 5:
         return 0.0, 0.0
-    f0 = RATE / lag[voiced]
     return float(np.median(f0)), float(np.std(np.log2(f0)))
+
+
+def voiced_rate(x16k: np.ndarray) -> float:
+    """Voiced stretches (of 30 ms or more; a one-frame break does not split one) per
+    second of the checked track's loud time: a text-free proxy for syllables per second."""
+    f0 = pitch_track(x16k)
+    if not f0.any():
+        return 0.0
+    voiced = f0 > 0
+    # Close one-frame gaps, then count runs of at least 3 frames.
+    closed = voiced.copy()
+    closed[1:-1] |= voiced[:-2] & voiced[2:]
+    edges = np.diff(np.concatenate([[0], closed.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    runs = int(np.sum(ends - starts >= 3))
+    frames = _frames(x16k, PITCH_WINDOW, PITCH_HOP)
+    energy = ((frames - frames.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
+    active = float(np.sum(energy > np.percentile(energy, 90) * 0.05)) * PITCH_HOP / RATE
+    return runs / active if active > 0 else 0.0

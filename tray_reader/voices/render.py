@@ -8,7 +8,7 @@ import numpy as np
 import soxr
 
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.types import SAMPLE_RATE
+from tray_reader.speech.types import SAMPLE_RATE, Prosody
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.voices.embedder import EMBED_RATE
 
@@ -40,17 +40,21 @@ class VoiceRenderer:
             self._ids[text] = out
         return self._ids[text]
 
-    def render(self, pack: np.ndarray, speed: float, texts: Sequence[str]) -> np.ndarray:
-        """24 kHz audio of the texts, with 0.2 s between chunks."""
+    def render(
+        self, pack: np.ndarray, speed: float, texts: Sequence[str], prosody: Prosody | None = None
+    ) -> np.ndarray:
+        """24 kHz audio of the texts, with 0.2 s between chunks, at ``prosody`` (default:
+        the model's own pitch; never the engine's current setting, which a read may own)."""
         gap = np.zeros(SAMPLE_RATE // 5, np.float32)
         pieces = []
         for text in texts:
             for ids in self.ids(text):
-                pieces += [self.engine.synthesize(ids, pack, speed), gap]
+                pieces += [self.engine.synthesize(ids, pack, speed, prosody or Prosody()), gap]
                 self.renders += 1
         return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
-    def render16k(self, pack: np.ndarray, speed: float, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(
-            soxr.resample(self.render(pack, speed, texts), SAMPLE_RATE, EMBED_RATE).astype(np.float32)
-        )
+    def render16k(
+        self, pack: np.ndarray, speed: float, texts: Sequence[str], prosody: Prosody | None = None
+    ) -> np.ndarray:
+        audio = self.render(pack, speed, texts, prosody)
+        return np.asarray(soxr.resample(audio, SAMPLE_RATE, EMBED_RATE).astype(np.float32))
