@@ -185,8 +185,9 @@ def fast_decoder() -> Check:
     from tray_reader.model import cache
 
     entry = cache.entry_dir(cache.shipped_sha256())
-    if cache.cached_decoder() is not None:
-        if cache.cached_fused_decoder() is not None:
+    # Hashed in full: the daemon rehashes only files that changed (see files.FileChecksums).
+    if cache.cached_decoder(full=True) is not None:
+        if cache.cached_fused_decoder(full=True) is not None:
             return Check("fast decoder", f"built and checked, with its compiled operators ({entry})")
         return Check(
             "fast decoder",

@@ -24,7 +24,7 @@ import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.speech.sessions import default_threads, make_session
+from tray_reader.speech.sessions import cached_session, default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind
 from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
 from tray_reader.text.types import MAX_PHONEME_IDS
@@ -73,8 +73,8 @@ def _derived_decoder(threads: int) -> tuple[ort.InferenceSession, DecoderKind] |
 
     for derived in derived_decoders():
         try:
-            return make_session(
-                derived.data, threads, arena=DECODER_ARENA, library=derived.library
+            return cached_session(
+                derived.sha256, derived.path, threads, arena=DECODER_ARENA, library=derived.library
             ), derived.kind
         except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the next one works
             log.warning("%s decoder unusable (%s: %s)", derived.kind.value, type(e).__name__, e)
@@ -132,19 +132,30 @@ class KokoroEngine:
     @classmethod
     def _load_split(cls, threads: int, fast: bool) -> KokoroEngine | None:
         try:
-            from tray_reader.model.split import cached_split
+            from tray_reader.model.split import PINNED_SHA256, SplitModel, cached_split
 
             # The fast decoder first, the shipped parts after: the model bytes are freed
             # as soon as each session is made, keeping the peak while loading low.
             made = _derived_decoder(threads) if fast else None
             decoder, kind = made if made is not None else (None, DecoderKind.SHIPPED)
-            parts = cached_split(model_files.kokoro_model_bytes, decoder=decoder is None)
+            split: list[SplitModel] = []  # read only if an optimised part is not cached
+
+            def parts() -> SplitModel:
+                if not split:
+                    split.append(cached_split(model_files.kokoro_model_bytes, decoder=decoder is None))
+                return split[0]
+
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
-            features = make_session(parts.features, threads, arena=False)
+            features = cached_session(
+                PINNED_SHA256["features"], lambda: parts().features, threads, arena=False
+            )
             if decoder is None:
-                decoder, kind = make_session(parts.decoder, threads, arena=DECODER_ARENA), DecoderKind.SHIPPED
-            del parts
+                decoder = cached_session(
+                    PINNED_SHA256["decoder"], lambda: parts().decoder, threads, arena=DECODER_ARENA
+                )
+                kind = DecoderKind.SHIPPED
+            split.clear()
         except ModelFileError:
             raise
         except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
