@@ -173,14 +173,17 @@ class KokoroEngine:
     def warm_up(self, pack: np.ndarray) -> None:
         """Run each session once so the first real request is fast.
 
-        Kept short for the 2 s start-up budget: part A on a short and a typical chunk,
-        the decoder on the first two windows only (~1 s of audio)."""
+        Kept short for the 1.5 s start-up budget: part A on a typical and a short chunk,
+        the decoder on the first window only. Measured in one process (CPU time, 4 runs,
+        docs/benchmarks.md): a second window cost 150 ms more of warm-up for 6 ms off the
+        first read's first piece; without part A's typical chunk, the first piece took
+        ~20 ms more."""
         t0 = time.perf_counter()
         if self.features is None:
             self.synthesize(list(range(40, 52)), pack, 1.0)
         else:
             self.features.run(None, self._feeds(list(range(40, 100)), pack, 1.0))
-            for _, _ in zip(range(2), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
+            for _ in zip(range(1), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
                 pass
         self.warm_seconds = time.perf_counter() - t0
 
