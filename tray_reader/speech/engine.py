@@ -35,7 +35,9 @@ DECODER_ARENA = True
 """The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
 so the arena is too, and without it every large tensor of every run was a fresh mmap whose
 page faults cost more than the arena's memory. Part A sees whole chunks, so it runs
-without the arena."""
+without the arena. The decoder plans no memory pattern: the arena then holds the tensors
+live at once, not one block per window size (measured over 137 s of audio: 18 MB less at
+the same CPU time; without the arena 65 MB less but 16 % more CPU time)."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
@@ -74,7 +76,12 @@ def _derived_decoder(threads: int) -> tuple[ort.InferenceSession, DecoderKind] |
     for derived in derived_decoders():
         try:
             return cached_session(
-                derived.sha256, derived.path, threads, arena=DECODER_ARENA, library=derived.library
+                derived.sha256,
+                derived.path,
+                threads,
+                arena=DECODER_ARENA,
+                library=derived.library,
+                pattern=False,
             ), derived.kind
         except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the next one works
             log.warning("%s decoder unusable (%s: %s)", derived.kind.value, type(e).__name__, e)
@@ -152,7 +159,11 @@ class KokoroEngine:
             )
             if decoder is None:
                 decoder = cached_session(
-                    PINNED_SHA256["decoder"], lambda: parts().decoder, threads, arena=DECODER_ARENA
+                    PINNED_SHA256["decoder"],
+                    lambda: parts().decoder,
+                    threads,
+                    arena=DECODER_ARENA,
+                    pattern=False,
                 )
                 kind = DecoderKind.SHIPPED
             split.clear()

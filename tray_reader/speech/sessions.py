@@ -61,11 +61,13 @@ def cached_session(
     arena: bool = True,
     library: Path | None = None,
     cache_dir: Path | None = None,
+    pattern: bool = True,
 ) -> ort.InferenceSession:
     """A session of the model whose (checked) SHA-256 is ``sha256``: from its optimised
     form in the cache when that is there and unchanged since it was written, else from
     ``model`` (a file, or what makes its bytes), saving the optimised form for the next
-    start if ``model`` is what ``sha256`` says."""
+    start if ``model`` is what ``sha256`` says. ``pattern``: onnxruntime plans one block for
+    all of a run's tensors, per input shape (see `DECODER_ARENA` in the engine)."""
     root = cache_dir if cache_dir is not None else cache_root()
     optimised = root / OPTIMISED_DIR / f"{sha256[:16]}-{_runtime_key()}.onnx"
     checksums = FileChecksums(root / MEMO_FILE)
@@ -78,7 +80,7 @@ def cached_session(
         so = session_options(threads)
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
-            return _session(str(optimised), so, arena, library)
+            return _session(str(optimised), so, arena, library, pattern)
         except Exception as e:  # noqa: BLE001 - remade from the source below, whatever the cause
             log.warning("optimised model %s unusable (%s: %s); made again", optimised, type(e).__name__, e)
     source = model if isinstance(model, Path) else model()
@@ -90,7 +92,7 @@ def cached_session(
             for old in optimised.parent.glob(f"{sha256[:16]}-*"):
                 old.unlink()  # another onnxruntime's or CPU's: never loaded again
             so.optimized_model_filepath = str(saving)
-    session = _session(str(source) if isinstance(source, Path) else source, so, arena, library)
+    session = _session(str(source) if isinstance(source, Path) else source, so, arena, library, pattern)
     try:
         if saving.exists():
             saving.replace(optimised)
@@ -103,9 +105,10 @@ def cached_session(
 
 
 def _session(
-    model: bytes | str, so: ort.SessionOptions, arena: bool, library: Path | None
+    model: bytes | str, so: ort.SessionOptions, arena: bool, library: Path | None, pattern: bool = True
 ) -> ort.InferenceSession:
     so.enable_cpu_mem_arena = arena
+    so.enable_mem_pattern = pattern
     if library is not None:
         so.register_custom_ops_library(str(library))
     session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
