@@ -149,3 +149,20 @@ def test_an_unreadable_optimised_model_is_made_again(tmp_path):
     session = sessions.cached_session(sha256(data), lambda: data, 1, cache_dir=tmp_path)
     assert np.allclose(_run(session), [[1, 3, 5, 7]])
     onnx.checker.check_model(onnx.load(kept))  # and kept again
+
+
+def test_the_full_check_finds_a_file_that_changed_behind_the_memo_and_removes_it(tmp_path):
+    data = _tiny_model(2.0)
+    sessions.cached_session(sha256(data), lambda: data, 1, cache_dir=tmp_path)
+    other = _tiny_model(5.0)
+    sessions.cached_session(sha256(other), lambda: other, 1, cache_dir=tmp_path)
+    assert sessions.check_optimised(tmp_path) == (2, [])
+    first, second = _optimised(tmp_path)
+    # Bytes that rot on the disk keep the file's size and times: only a full hash sees it.
+    st = first.stat()
+    rotted = bytearray(first.read_bytes())
+    rotted[-1] ^= 1
+    first.write_bytes(bytes(rotted))
+    os.utime(first, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert sessions.check_optimised(tmp_path) == (1, [first])
+    assert not first.exists() and second.exists()

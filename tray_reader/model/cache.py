@@ -140,6 +140,11 @@ def store(
     for old in entry.parent.glob(f"{base_sha256[:16]}-recipe*"):
         if old != entry:  # an earlier recipe's build: never loaded again
             shutil.rmtree(old, ignore_errors=True)
+    # The optimised copies of earlier builds would never be loaded again either (they are
+    # named by their source's checksum); the others are remade at the next start.
+    from tray_reader.speech.sessions import OPTIMISED_DIR
+
+    shutil.rmtree((cache_dir if cache_dir is not None else cache_root()) / OPTIMISED_DIR, ignore_errors=True)
     # The report goes first out and last in: without it the entry is ignored, so a reader
     # never pairs a new model with an old report.
     (entry / REPORT_FILE).unlink(missing_ok=True)

@@ -104,6 +104,26 @@ def cached_session(
     return session
 
 
+def check_optimised(cache_dir: Path | None = None) -> tuple[int, list[Path]]:
+    """Hash every optimised model in the cache in full (``doctor``): how many match their
+    recorded checksum, and those that do not (removed: the next start makes them again)."""
+    root = cache_dir if cache_dir is not None else cache_root()
+    checksums = FileChecksums(root / MEMO_FILE, full=True)
+    good, bad = 0, []
+    for optimised in sorted((root / OPTIMISED_DIR).glob("*.onnx")):
+        try:
+            recorded = optimised.with_suffix(".sha256").read_text(encoding="utf-8").strip()
+            intact = checksums.sha256(optimised) == recorded
+        except OSError:
+            intact = False
+        if intact:
+            good += 1
+        else:
+            bad.append(optimised)
+            optimised.unlink(missing_ok=True)
+    return good, bad
+
+
 def _session(
     model: bytes | str, so: ort.SessionOptions, arena: bool, library: Path | None, pattern: bool = True
 ) -> ort.InferenceSession:
