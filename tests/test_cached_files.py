@@ -166,3 +166,13 @@ def test_the_full_check_finds_a_file_that_changed_behind_the_memo_and_removes_it
     os.utime(first, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert sessions.check_optimised(tmp_path) == (1, [first])
     assert not first.exists() and second.exists()
+
+
+def test_a_session_is_made_even_when_its_optimised_model_cannot_be_written(tmp_path):
+    data = _tiny_model(2.0)
+    name = f"{sha256(data)[:16]}-{sessions._runtime_key()}.onnx"
+    # A directory where onnxruntime would write the file (as a full disk would, it fails).
+    (tmp_path / sessions.OPTIMISED_DIR / f".{name}.{os.getpid()}.tmp").mkdir(parents=True)
+    session = sessions.cached_session(sha256(data), lambda: data, 1, cache_dir=tmp_path)
+    assert np.allclose(_run(session), [[1, 3, 5, 7]])
+    assert not _optimised(tmp_path)

@@ -92,15 +92,26 @@ def cached_session(
             for old in optimised.parent.glob(f"{sha256[:16]}-*"):
                 old.unlink()  # another onnxruntime's or CPU's: never loaded again
             so.optimized_model_filepath = str(saving)
-    session = _session(str(source) if isinstance(source, Path) else source, so, arena, library, pattern)
+    loadable = str(source) if isinstance(source, Path) else source
+    saved = bool(so.optimized_model_filepath)
     try:
-        if saving.exists():
+        session = _session(loadable, so, arena, library, pattern)
+    except Exception:
+        if not saved:
+            raise
+        # onnxruntime fails the session when it cannot write the optimised model (a full
+        # disk, say): the session is what matters.
+        saved = False
+        session = _session(loadable, session_options(threads), arena, library, pattern)
+    try:
+        if saved and saving.is_file():
             saving.replace(optimised)
             recorded.write_text(checksums.sha256(optimised) + "\n", encoding="utf-8")
     except OSError as e:
         log.info("cannot keep the optimised model in %s (%s)", optimised.parent, e)
     finally:
-        saving.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            saving.unlink(missing_ok=True)
     return session
 
 
