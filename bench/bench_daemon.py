@@ -25,8 +25,9 @@ on a busy machine the xdotool process and the key's way to the callback alone to
 - drag: a sentence selected in a real X window (a GTK text view) by a mouse drag, the key
   200-600 ms later.
 
-Also process start to `ready` (median of --starts) and RSS idle and while reading a long
-text (--rss-minutes). `--busy` keeps one core busy in a neighbour process throughout.
+Also process start to `ready` (median of --starts; 0 skips) and RSS idle and while reading
+a ~5,000-word text (--rss-minutes; 0 skips): `--paths "" --starts 0 --rss-minutes 30` is
+the memory run alone. `--busy` keeps one core busy in a neighbour process throughout.
 Report os.getloadavg() with the figures: timings on a shared machine are noisy.
 """
 
@@ -333,6 +334,37 @@ def _drag_press(rig: Rig, p: Presses, i: int) -> dict:
     return p.press()
 
 
+RSS_TEXT = LONG * 16
+"""~5,000 words, read over and over (a new read when the last ends)."""
+
+
+def _rss_run(rig: Rig, minutes: float) -> None:
+    """RSS of a fresh daemon 3 s after ready, then every 5 s while it reads RSS_TEXT for
+    ``minutes``: the first minute's mean, the max, the last, and a line per minute."""
+    d, _ = rig.new_daemon()
+    assert d.proc is not None
+    time.sleep(3.0)
+    idle = _rss_mb(d.proc.pid)
+    samples: list[tuple[float, float]] = []
+    t0 = time.monotonic()
+    while (now := time.monotonic() - t0) < minutes * 60:
+        if d.status()["state"] == "idle":
+            d.cli("read", "-", input=RSS_TEXT)
+        time.sleep(5.0)
+        samples.append((now, _rss_mb(d.proc.pid)))
+    values = [v for _, v in samples]
+    first = statistics.mean(v for t, v in samples if t < 60) if samples[0][0] < 60 else values[0]
+    print(
+        f"RSS idle {idle:.0f} MB; reading {len(RSS_TEXT.split())} words for {minutes:g} min: "
+        f"first minute {first:.0f}, max {max(values):.0f}, last {values[-1]:.0f} MB "
+        f"(max {100 * (max(values) / first - 1):+.0f} %, last {100 * (values[-1] / first - 1):+.0f} % "
+        f"of the first minute); underruns {d.status()['last']['underruns']}"
+    )
+    per_minute = [max(v for t, v in samples if m * 60 <= t < (m + 1) * 60) for m in range(int(minutes))]
+    if per_minute:
+        print("RSS max per minute (MB): " + " ".join(f"{v:.0f}" for v in per_minute))
+
+
 def _table(name: str, rows: list[dict]) -> str:
     def ms(values: list[float]) -> str:
         if not values:
@@ -368,10 +400,11 @@ def main() -> int:
         for _ in range(args.starts):
             d, seconds = rig.new_daemon()
             starts.append(seconds)
-        print(
-            f"start to ready: median {statistics.median(starts):.2f} s over {len(starts)} "
-            f"({', '.join(f'{s:.2f}' for s in starts)})"
-        )
+        if starts:
+            print(
+                f"start to ready: median {statistics.median(starts):.2f} s over {len(starts)} "
+                f"({', '.join(f'{s:.2f}' for s in starts)})"
+            )
         paths = [p for p in args.paths.split(",") if p]
         if "drag" in paths:
             rig.window = TextWindow(rig.desktop, DRAG_TEXT).__enter__()
@@ -387,21 +420,7 @@ def main() -> int:
                 continue
             print(_table(name, rows), flush=True)
         if args.rss_minutes > 0:
-            d, _ = rig.new_daemon()
-            assert d.proc is not None
-            time.sleep(3.0)
-            idle = _rss_mb(d.proc.pid)
-            samples = []
-            t0 = time.monotonic()
-            while time.monotonic() - t0 < args.rss_minutes * 60:
-                if d.status()["state"] == "idle":
-                    d.cli("read", LONG * 8)
-                time.sleep(5.0)
-                samples.append(_rss_mb(d.proc.pid))
-            print(
-                f"RSS idle {idle:.0f} MB; reading {args.rss_minutes:g} min: first {samples[0]:.0f}, "
-                f"max {max(samples):.0f}, last {samples[-1]:.0f} MB"
-            )
+            _rss_run(rig, args.rss_minutes)
         print(f"load average at end: {os.getloadavg()}")
     finally:
         rig.stop()

@@ -75,3 +75,22 @@ def test_an_uncaught_exception_in_any_thread_is_fatal(capsys, monkeypatch):
     assert codes == [1] and asked == [True]
     err = capsys.readouterr().err
     assert "fatal error, exiting: speech-worker failed: RuntimeError: the model thread broke" in err
+
+
+@pytest.mark.desktop
+def test_gtk_starts_without_opengl_and_leaves_the_environment_as_it_was(desktop):
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from tray_reader.tray import gtk_available\n"
+        "assert gtk_available()\n"
+        "assert 'GDK_GL' not in os.environ\n"
+        "maps = open('/proc/self/maps').read()\n"
+        "print([m for m in ('_dri.so', 'libLLVM', 'libGLX_mesa') if m in maps])\n"
+    )
+    env = {k: v for k, v in desktop.env.items() if k != "GDK_GL"}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"  # no GL driver (on Xvfb, Mesa's llvmpipe: ~50 MB)

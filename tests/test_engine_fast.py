@@ -18,6 +18,7 @@ import pytest
 from tests.asr import recognise, word_recall
 from tests.schedules import growing
 from tray_reader import model_files
+from tray_reader.files import sha256
 from tray_reader.model import build, cache, quality, recipe
 from tray_reader.model.quality import log_mel_distance
 from tray_reader.speech.engine import KokoroEngine
@@ -41,7 +42,7 @@ def fast_engine():
     if cache.cached_decoder() is None or cache.cached_fused_decoder() is None:
         assert build.build_command(None, 2, check=False, force=True, out=print) == 0
     with pytest.MonkeyPatch.context() as without_operators:
-        without_operators.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: None)
+        without_operators.setattr(cache, "cached_fused_decoder", lambda: None)
         engine = KokoroEngine.load(2, fast=True)
     assert engine.decoder_kind is DecoderKind.FAST
     return engine
@@ -110,7 +111,9 @@ def test_an_unloadable_fused_decoder_falls_back_to_the_fast_one(
 ):
     library = tmp_path / "libnothing.so"
     library.write_bytes(b"not a library")
-    monkeypatch.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: (b"x", library))
+    model = tmp_path / "fused.onnx"
+    model.write_bytes(b"x")
+    monkeypatch.setattr(cache, "cached_fused_decoder", lambda: (model, sha256(b"x"), library))
     with caplog.at_level(logging.WARNING):
         engine = KokoroEngine.load(1)
     assert engine.decoder_kind is DecoderKind.FAST and "fused decoder unusable" in caplog.text
@@ -121,11 +124,15 @@ def test_the_setting_off_keeps_the_shipped_decoder(fast_engine):
     assert KokoroEngine.load(1, fast=False).decoder_kind is DecoderKind.SHIPPED
 
 
-def test_an_unloadable_fast_decoder_falls_back_to_the_shipped_one(fast_engine, monkeypatch, caplog, pack):
+def test_an_unloadable_fast_decoder_falls_back_to_the_shipped_one(
+    fast_engine, monkeypatch, caplog, pack, tmp_path
+):
     # Bytes that pass the cache's checks but that onnxruntime refuses (say, a newer
     # onnxruntime that no longer reads them): the engine keeps streaming with the shipped one.
-    monkeypatch.setattr(cache, "cached_decoder", lambda cache_dir=None: b"not an onnx model")
-    monkeypatch.setattr(cache, "cached_fused_decoder", lambda cache_dir=None: None)
+    model = tmp_path / "decoder.onnx"
+    model.write_bytes(b"not an onnx model")
+    monkeypatch.setattr(cache, "cached_decoder", lambda: (model, sha256(b"not an onnx model")))
+    monkeypatch.setattr(cache, "cached_fused_decoder", lambda: None)
     with caplog.at_level(logging.WARNING):
         engine = KokoroEngine.load(1)
     assert engine.decoder_kind is DecoderKind.SHIPPED and engine.streaming
@@ -149,7 +156,7 @@ def test_doctor_reports_the_built_decoder_and_does_not_build_it_twice(fast_engin
 def test_the_built_decoder_has_its_graph_rewrites(fast_engine):
     import onnx
 
-    model = onnx.load_from_string(cache.cached_decoder())
+    model = onnx.load(cache.cached_decoder()[0])
     generator = [n for n in model.graph.node if n.name.startswith(recipe.GENERATOR)]
     # Every AdaIN is one InstanceNormalization, every snake activation has no Sin left
     # (the harmonic source and the inverse STFT still use Sin: they are not snakes).
@@ -163,8 +170,7 @@ def test_the_fused_decoder_has_one_operator_per_activation(fused_engine):
 
     from tray_reader.model import custom_ops
 
-    data, _ = cache.cached_fused_decoder()
-    model = onnx.load_from_string(data)
+    model = onnx.load(cache.cached_fused_decoder()[0])
     ops = [n.op_type for n in model.graph.node]
     # 3 resblocks x 3 dilations x 2 activations in each of the 2 upsampling stages, and
     # 2 x 3 x 2 in the harmonic source's resblocks: every one fused, none left over. Of

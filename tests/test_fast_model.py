@@ -242,3 +242,12 @@ def test_a_build_without_a_compiler_is_redone_once_there_is_one(tmp_path, monkey
     # A compiler that failed is not retried at every setup.
     cache.store(BASE, b"derived model", GOOD, tmp_path, None, "/usr/bin/cc failed: error")
     assert not build._compiler_came_since(entry)
+
+
+def test_storing_a_build_drops_the_optimised_copies_of_earlier_ones(tmp_path):
+    from tray_reader.speech.sessions import OPTIMISED_DIR
+
+    (tmp_path / OPTIMISED_DIR).mkdir()
+    (tmp_path / OPTIMISED_DIR / "0123456789abcdef-ort-cpu.onnx").write_bytes(b"an earlier build, optimised")
+    cache.store(BASE, b"derived model", GOOD, tmp_path)
+    assert not (tmp_path / OPTIMISED_DIR).exists()

@@ -34,3 +34,16 @@ def test_the_phonemiser_imports_spacy_without_its_command_line_and_leaves_it_imp
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_tokenizer_spacy_builds_is_the_one_the_package_saved():
+    from tray_reader.text import g2p
+
+    spacy = g2p._import_spacy()
+    built = spacy.load(g2p.SPACY_PACKAGE, exclude=list(g2p.SPACY_EXCLUDED))
+    saved = spacy.load(g2p.SPACY_PACKAGE, exclude=[p for p in g2p.SPACY_EXCLUDED if p != "tokenizer"])
+    assert built.tokenizer.to_bytes() == saved.tokenizer.to_bytes()
+    text = "Dr. Smith's e-mail (smith@example.com) said: \"Don't pay $5.50 for U.S. ham-radios!\""
+    assert [(t.text, t.tag_, t.whitespace_) for t in built(text)] == [
+        (t.text, t.tag_, t.whitespace_) for t in saved(text)
+    ]

@@ -178,6 +178,7 @@ def models() -> Iterator[Check]:
     for what, result in model_files.verify_all():
         yield Check(what, result, "" if result == "ok" else "see the message; reinstall as it says")
     yield fast_decoder()
+    yield optimised_models()
 
 
 def fast_decoder() -> Check:
@@ -185,8 +186,9 @@ def fast_decoder() -> Check:
     from tray_reader.model import cache
 
     entry = cache.entry_dir(cache.shipped_sha256())
-    if cache.cached_decoder() is not None:
-        if cache.cached_fused_decoder() is not None:
+    # Hashed in full: the daemon rehashes only files that changed (see files.FileChecksums).
+    if cache.cached_decoder(full=True) is not None:
+        if cache.cached_fused_decoder(full=True) is not None:
             return Check("fast decoder", f"built and checked, with its compiled operators ({entry})")
         return Check(
             "fast decoder",
@@ -196,6 +198,21 @@ def fast_decoder() -> Check:
         "fast decoder",
         "not built: the shipped decoder is used (build it for faster speech: "
         "tray-reader doctor --build-fast-model)",
+    )
+
+
+def optimised_models() -> Check:
+    """onnxruntime's optimised models in the cache, hashed in full (the daemon trusts an
+    unchanged file without reading it)."""
+    from tray_reader.speech.sessions import check_optimised
+
+    good, bad = check_optimised()
+    if not bad:
+        return Check("optimised models", f"{good} checked" if good else "none yet (made at the first start)")
+    return Check(
+        "optimised models",
+        f"{len(bad)} did not match their checksums and were removed: {', '.join(p.name for p in bad)}",
+        "nothing to do: the next start makes them again (if this recurs, check the disk)",
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -30,3 +32,66 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class FileChecksums:
+    """SHA-256 of files, remembered by what the file system says of each (device, inode,
+    size, modification and change times), so an unchanged file is not read again.
+
+    The cached model parts are 28-70 MB, and hashing them was a tenth of a second of every
+    start. Any write to a file, or a replacement of it, changes its change time or inode
+    (and no program can set a change time back), so a changed file is hashed again. What
+    this cannot see is a file whose bytes rot on the disk: ``doctor`` hashes in full
+    (``full``), and its findings replace what the memo knew. The memo is one small JSON
+    file; losing it only costs a hash."""
+
+    def __init__(self, memo: Path, full: bool = False) -> None:
+        self._memo = memo
+        self._full = full
+        self._known: dict[str, list] | None = None
+
+    def sha256(self, path: Path) -> str:
+        """The file's SHA-256 (OSError when it cannot be read); hashed unless the memo
+        knows the file as it is now (and not ``full``)."""
+        st = path.stat()
+        key = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        known = self._load()
+        name = str(path.resolve())
+        entry = known.get(name)
+        if not self._full and entry is not None and entry[:-1] == key:
+            return str(entry[-1])
+        digest = _hash_file(path)
+        if path.stat().st_ctime_ns == st.st_ctime_ns:  # not written to while it was read
+            known[name] = [*key, digest]
+            self._save(known)
+        return digest
+
+    def _load(self) -> dict[str, list]:
+        if self._known is None:
+            try:
+                loaded = json.loads(self._memo.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                loaded = {}
+            self._known = (
+                {k: v for k, v in loaded.items() if isinstance(v, list) and len(v) == 6}
+                if isinstance(loaded, dict)
+                else {}
+            )
+        return self._known
+
+    def _save(self, known: dict[str, list]) -> None:
+        known = {k: v for k, v in known.items() if os.path.exists(k)}
+        with contextlib.suppress(OSError):  # a read-only cache: hashed at every start, as before
+            write_atomic(self._memo, json.dumps(known, indent=0))
+
+
+def _hash_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+MEMO_FILE = "checksums.json"
+"""`FileChecksums`' memo, in the cache folder whose files it knows."""

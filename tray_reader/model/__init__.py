@@ -17,7 +17,9 @@ class DerivedDecoder:
     """A derived part B that passed its checks (checksums and quality gate)."""
 
     kind: DecoderKind
-    data: bytes
+    path: Path
+    sha256: str
+    """The file's SHA-256 (checked): what the engine keys its optimised copy by."""
     library: Path | None = None
     """The compiled operators the decoder needs, registered with its session."""
 
@@ -29,5 +31,5 @@ def derived_decoders() -> Iterator[DerivedDecoder]:
 
     if (variant := cache.cached_fused_decoder()) is not None:
         yield DerivedDecoder(DecoderKind.FUSED, *variant)
-    if (data := cache.cached_decoder()) is not None:
-        yield DerivedDecoder(DecoderKind.FAST, data)
+    if (plain := cache.cached_decoder()) is not None:
+        yield DerivedDecoder(DecoderKind.FAST, *plain)

@@ -12,7 +12,7 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 
-from tray_reader.files import sha256, write_atomic
+from tray_reader.files import MEMO_FILE, FileChecksums, sha256, write_atomic
 from tray_reader.model.quality import QualityReport
 from tray_reader.model.recipe import RECIPE_VERSION
 from tray_reader.paths import cache_dir as cache_root
@@ -57,30 +57,43 @@ def _usable_report(base_sha256: str, cache_dir: Path | None) -> dict | None:
     return report
 
 
-def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
-    """The cached fast decoder for the model with ``base_sha256`` if it is there, intact and
-    passed its quality gate; else None (the caller uses the shipped one). Never builds."""
+def derived_decoder_file(
+    base_sha256: str, cache_dir: Path | None = None, full: bool = False
+) -> tuple[Path, str] | None:
+    """The cached fast decoder for the model with ``base_sha256`` and its SHA-256, if it is
+    there, intact and passed its quality gate; else None (the caller uses the shipped one).
+    The file is hashed only when it changed since it was last hashed (`FileChecksums`),
+    or with ``full``.
+    Never builds."""
     report = _usable_report(base_sha256, cache_dir)
     if report is None:
         return None
     entry = entry_dir(base_sha256, cache_dir)
+    checksums = _checksums(cache_dir, full)
     try:
         recorded = (entry / CHECKSUM_FILE).read_text(encoding="utf-8").split()[0]
-        data = (entry / MODEL_FILE).read_bytes()
+        actual = checksums.sha256(entry / MODEL_FILE)
     except (OSError, IndexError):
         return None
-    if sha256(data) != recorded or recorded != report.get("model_sha256"):
+    if actual != recorded or recorded != report.get("model_sha256"):
         log.warning("fast model in %s does not match its checksum; ignored", entry)
         return None
-    return data
+    return entry / MODEL_FILE, actual
 
 
-def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
-    """The cached fused decoder and the operator library it needs, if both are there and
-    match the checksums in the report, and both it and the fast decoder passed their
-    quality gates; else None. The fast decoder's own bytes are checked only if it is
-    loaded (as the fallback): reading and hashing both would slow start-up.
-    Never builds."""
+def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
+    """`derived_decoder_file`'s model, read (checked in full)."""
+    found = derived_decoder_file(base_sha256, cache_dir, full=True)
+    return found[0].read_bytes() if found is not None else None
+
+
+def derived_fused_file(
+    base_sha256: str, cache_dir: Path | None = None, full: bool = False
+) -> tuple[Path, str, Path] | None:
+    """The cached fused decoder, its SHA-256 and the operator library it needs, if both are
+    there and match the checksums in the report, and both it and the fast decoder passed
+    their quality gates; else None. The fast decoder's own file is checked only if it is
+    loaded (as the fallback). Hashed as in `derived_decoder_file`. Never builds."""
     from tray_reader.model.custom_ops import LIBRARY
 
     report = _usable_report(base_sha256, cache_dir)
@@ -88,15 +101,26 @@ def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tu
     if fused.get("passed") is not True:
         return None
     entry = entry_dir(base_sha256, cache_dir)
+    checksums = _checksums(cache_dir, full)
     try:
-        data = (entry / FUSED_FILE).read_bytes()
-        library = (entry / LIBRARY).read_bytes()
+        model = checksums.sha256(entry / FUSED_FILE)
+        library = checksums.sha256(entry / LIBRARY)
     except OSError:
         return None
-    if sha256(data) != fused.get("model_sha256") or sha256(library) != fused.get("library_sha256"):
+    if model != fused.get("model_sha256") or library != fused.get("library_sha256"):
         log.warning("fused decoder in %s does not match its checksums; ignored", entry)
         return None
-    return data, entry / LIBRARY
+    return entry / FUSED_FILE, model, entry / LIBRARY
+
+
+def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
+    """`derived_fused_file`'s model, read (checked in full), and its operator library."""
+    found = derived_fused_file(base_sha256, cache_dir, full=True)
+    return (found[0].read_bytes(), found[2]) if found is not None else None
+
+
+def _checksums(cache_dir: Path | None, full: bool) -> FileChecksums:
+    return FileChecksums((cache_dir if cache_dir is not None else cache_root()) / MEMO_FILE, full)
 
 
 def store(
@@ -116,6 +140,11 @@ def store(
     for old in entry.parent.glob(f"{base_sha256[:16]}-recipe*"):
         if old != entry:  # an earlier recipe's build: never loaded again
             shutil.rmtree(old, ignore_errors=True)
+    # The optimised copies of earlier builds would never be loaded again either (they are
+    # named by their source's checksum); the others are remade at the next start.
+    from tray_reader.speech.sessions import OPTIMISED_DIR
+
+    shutil.rmtree((cache_dir if cache_dir is not None else cache_root()) / OPTIMISED_DIR, ignore_errors=True)
     # The report goes first out and last in: without it the entry is ignored, so a reader
     # never pairs a new model with an old report.
     (entry / REPORT_FILE).unlink(missing_ok=True)
@@ -161,15 +190,16 @@ def shipped_sha256() -> str:
     return str(model_files.manifest()["kokoro_model"]["sha256"])
 
 
-def cached_decoder(cache_dir: Path | None = None) -> bytes | None:
-    """The usable fast decoder for the shipped model, or None: what the engine loads when
-    there is no usable fused one."""
-    return derived_decoder_bytes(shipped_sha256(), cache_dir)
+def cached_decoder(cache_dir: Path | None = None, full: bool = False) -> tuple[Path, str] | None:
+    """The usable fast decoder for the shipped model and its SHA-256, or None: what the
+    engine loads when there is no usable fused one. ``full``: hash it even if unchanged."""
+    return derived_decoder_file(shipped_sha256(), cache_dir, full)
 
 
-def cached_fused_decoder(cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
-    """The usable fused decoder for the shipped model and its operator library, or None."""
-    return derived_fused_decoder(shipped_sha256(), cache_dir)
+def cached_fused_decoder(cache_dir: Path | None = None, full: bool = False) -> tuple[Path, str, Path] | None:
+    """The usable fused decoder for the shipped model, its SHA-256 and its operator
+    library, or None. ``full``: hash them even if unchanged."""
+    return derived_fused_file(shipped_sha256(), cache_dir, full)
 
 
 def fused_status(entry: Path) -> dict:

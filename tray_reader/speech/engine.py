@@ -24,7 +24,7 @@ import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.speech.sessions import default_threads, make_session
+from tray_reader.speech.sessions import cached_session, default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind, Prosody
 from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
 from tray_reader.text.types import MAX_PHONEME_IDS
@@ -35,7 +35,9 @@ DECODER_ARENA = True
 """The decoder keeps onnxruntime's memory arena: its windows are bounded (see WindowPlan),
 so the arena is too, and without it every large tensor of every run was a fresh mmap whose
 page faults cost more than the arena's memory. Part A sees whole chunks, so it runs
-without the arena."""
+without the arena. The decoder plans no memory pattern: the arena then holds the tensors
+live at once, not one block per window size (measured over 137 s of audio: 18 MB less at
+the same CPU time; without the arena 65 MB less but 16 % more CPU time)."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
@@ -73,8 +75,13 @@ def _derived_decoder(threads: int) -> tuple[ort.InferenceSession, DecoderKind] |
 
     for derived in derived_decoders():
         try:
-            return make_session(
-                derived.data, threads, arena=DECODER_ARENA, library=derived.library
+            return cached_session(
+                derived.sha256,
+                derived.path,
+                threads,
+                arena=DECODER_ARENA,
+                library=derived.library,
+                pattern=False,
             ), derived.kind
         except Exception as e:  # noqa: BLE001 - whatever onnxruntime objects to, the next one works
             log.warning("%s decoder unusable (%s: %s)", derived.kind.value, type(e).__name__, e)
@@ -149,19 +156,34 @@ class KokoroEngine:
     @classmethod
     def _load_split(cls, threads: int, fast: bool) -> KokoroEngine | None:
         try:
-            from tray_reader.model.split import cached_split
+            from tray_reader.model.split import PINNED_SHA256, SplitModel, cached_split
 
             # The fast decoder first, the shipped parts after: the model bytes are freed
             # as soon as each session is made, keeping the peak while loading low.
             made = _derived_decoder(threads) if fast else None
             decoder, kind = made if made is not None else (None, DecoderKind.SHIPPED)
-            parts = cached_split(model_files.kokoro_model_bytes, decoder=decoder is None)
+            split: list[SplitModel] = []  # read only if an optimised part is not cached
+
+            def parts() -> SplitModel:
+                if not split:
+                    split.append(cached_split(model_files.kokoro_model_bytes, decoder=decoder is None))
+                return split[0]
+
             # Without the arena, memory used by a long chunk goes back after it (measured:
             # ~125 MB less after a 508-id chunk, no measurable change in speed).
-            features = make_session(parts.features, threads, arena=False)
+            features = cached_session(
+                PINNED_SHA256["features"], lambda: parts().features, threads, arena=False
+            )
             if decoder is None:
-                decoder, kind = make_session(parts.decoder, threads, arena=DECODER_ARENA), DecoderKind.SHIPPED
-            del parts
+                decoder = cached_session(
+                    PINNED_SHA256["decoder"],
+                    lambda: parts().decoder,
+                    threads,
+                    arena=DECODER_ARENA,
+                    pattern=False,
+                )
+                kind = DecoderKind.SHIPPED
+            split.clear()
         except ModelFileError:
             raise
         except Exception as e:  # noqa: BLE001 - any failure here has the same remedy: the whole model
@@ -179,14 +201,17 @@ class KokoroEngine:
     def warm_up(self, pack: np.ndarray) -> None:
         """Run each session once so the first real request is fast.
 
-        Kept short for the 2 s start-up budget: part A on a short and a typical chunk,
-        the decoder on the first two windows only (~1 s of audio)."""
+        Kept short for the 1.5 s start-up budget: part A on a typical and a short chunk,
+        the decoder on the first window only. Measured in one process (CPU time, 4 runs,
+        docs/benchmarks.md): a second window cost 150 ms more of warm-up for 6 ms off the
+        first read's first piece; without part A's typical chunk, the first piece took
+        ~20 ms more."""
         t0 = time.perf_counter()
         if self.features is None:
             self.synthesize(list(range(40, 52)), pack, 1.0)
         else:
             self.features.run(None, self._feeds(list(range(40, 100)), pack, 1.0))
-            for _, _ in zip(range(2), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
+            for _ in zip(range(1), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
                 pass
         self.warm_seconds = time.perf_counter() - t0
 
