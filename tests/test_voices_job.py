@@ -10,6 +10,13 @@ from tray_reader.errors import EnrollmentError
 from tray_reader.voices.job import EnrollmentJob, TimeLeft
 
 
+def _wait_for_fraction(job: EnrollmentJob, fraction: float) -> None:
+    for _ in range(500):
+        if job.status().fraction == fraction:
+            return
+        threading.Event().wait(0.01)
+
+
 def test_a_job_reports_progress_and_returns_its_result():
     gate = threading.Event()
 
@@ -19,10 +26,7 @@ def test_a_job_reports_progress_and_returns_its_result():
         return "voice"
 
     job = EnrollmentJob(work).start()
-    for _ in range(500):
-        if job.status().fraction == 0.5:
-            break
-        threading.Event().wait(0.01)
+    _wait_for_fraction(job, 0.5)
     s = job.status()
     assert (s.fraction, s.message, s.done) == (0.5, "half way", False)
     gate.set()
@@ -65,10 +69,7 @@ def test_a_job_says_how_long_it_still_takes():
         return "voice"
 
     job = EnrollmentJob(work).start()
-    for _ in range(500):
-        if job.status().fraction == 0.5:
-            break
-        threading.Event().wait(0.01)
+    _wait_for_fraction(job, 0.5)
     left = job.status().seconds_left
     assert left is not None and left > 0
     gate.set()
