@@ -38,8 +38,7 @@ class FileChecksums:
     """SHA-256 of files, remembered by what the file system says of each (device, inode,
     size, modification and change times), so an unchanged file is not read again.
 
-    The cached model parts are 28-70 MB, and hashing them was a tenth of a second of every
-    start. Any write to a file, or a replacement of it, changes its change time or inode
+    Hashing the cached model parts was a measurable part of every start (docs/benchmarks.md). Any write to a file, or a replacement of it, changes its change time or inode
     (and no program can set a change time back), so a changed file is hashed again. What
     this cannot see is a file whose bytes rot on the disk: ``doctor`` hashes in full
     (``full``), and its findings replace what the memo knew. The memo is one small JSON

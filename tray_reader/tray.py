@@ -145,8 +145,8 @@ def icon_image(state: AppState) -> Any:
 def gtk_available() -> bool:
     """Whether GTK 3 is there; the first call starts it (the daemon's first use of GTK)."""
     # GDK sets up OpenGL when it starts, which on a machine without a GPU driver loads
-    # Mesa's llvmpipe and libLLVM: ~50 MB resident (measured in the daemon under Xvfb) for
-    # nothing, as no window here draws with GL. GDK reads GDK_GL only when it starts, so
+    # Mesa's llvmpipe and libLLVM, tens of MB resident (docs/benchmarks.md) for nothing,
+    # as no window here draws with GL. GDK reads GDK_GL only when it starts, so
     # the programs the daemon opens later do not inherit it.
     ours = "GDK_GL" not in os.environ
     if ours:

