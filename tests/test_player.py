@@ -90,6 +90,34 @@ def test_timeline_takes_within_a_sentence_and_seeks_to_kept_sentences():
     assert tl.seek(7) == 2  # one past the end: waits for the next sentence
 
 
+def stored_precision(audio: np.ndarray) -> float:
+    """What the timeline's 16-bit storage may change a sample by, after the resampler: two
+    steps of a 16-bit scale set by the audio's peak (its rounding is half a step)."""
+    return 2 * float(np.abs(audio).max()) / 32767
+
+
+def test_timeline_keeps_audio_as_scaled_16_bit_samples():
+    tl = Timeline()
+    loud = np.sin(np.linspace(0, 60, 4800)).astype(np.float32) * 1.7  # over full scale: kept
+    quiet = loud * 1e-3  # scaled to its own peak: as precise as the loud one, relatively
+    broken = np.array([0.1, np.nan, -np.inf, 0.2], np.float32)
+    tl.append(0, loud)
+    tl.append(1, quiet)
+    tl.append(2, broken)
+    tl.append(3, np.zeros(10, np.float32))
+    tl.finished = True
+    for original in (loud, quiet):
+        got = np.concatenate([tl.take(1000).samples for _ in range(5)])
+        assert got.dtype == np.float32
+        step = float(np.abs(original).max()) / 32767
+        assert np.abs(got - original).max() <= 0.505 * step  # half a step, and float rounding
+        assert np.abs(got).max() == pytest.approx(np.abs(original).max(), rel=1e-6)
+    assert tl.take(100).samples.tolist() == pytest.approx([0.1, 0.0, 0.0, 0.2], abs=1e-5)
+    assert tl.take(100).samples.tolist() == [0.0] * 10
+    kept = tl._sentences[0].pieces[0]
+    assert kept.samples.dtype == np.int16 and kept.samples.nbytes == 2 * len(loud)
+
+
 # -- streaming --------------------------------------------------------------------------------------
 def test_chunked_stream_equals_one_resampling_of_the_whole_and_is_padded():
     player, out = make(pace=1.0, end_pad_ms=150)
@@ -105,7 +133,7 @@ def test_chunked_stream_equals_one_resampling_of_the_whole_and_is_padded():
         expected = resampled(audio)
         got = played[start : start + len(expected)]
         # The first FADE samples are faded in; after that the output is the resampled input.
-        assert np.abs(got[FADE:] - expected[FADE:]).max() < 1e-6
+        assert np.abs(got[FADE:] - expected[FADE:]).max() < stored_precision(audio)
         assert np.abs(played[start + len(expected) :]).max() == 0.0
         assert len(played) - start - len(expected) >= 0.15 * RATE  # the end padding was played
         assert player.status.state is PlayerState.IDLE
@@ -129,9 +157,9 @@ def test_pause_resumes_at_the_sample_where_the_fade_began():
         player.resume()
         after = stream.pull(10)
         n = len(before)
-        assert np.abs(before[FADE:] - expected[FADE:n]).max() < 1e-6
+        assert np.abs(before[FADE:] - expected[FADE:n]).max() < stored_precision(audio)
         # after the fade-in, playback continues exactly at sample n
-        assert np.abs(after[FADE:] - expected[n + FADE : n + len(after)]).max() < 1e-6
+        assert np.abs(after[FADE:] - expected[n + FADE : n + len(after)]).max() < stored_precision(audio)
         steps = np.abs(np.diff(np.concatenate([before, held, after])))
         assert steps.max() < 2 * np.pi * 440 / RATE * 0.5 * 1.2, "a click at pause or resume"
     finally:
