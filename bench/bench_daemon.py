@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from tests.fixtures_audio import PulseServer, reinit_portaudio, warm_up_portaudio  # noqa: E402
 from tests.fixtures_desktop import Daemon, Desktop, TimedRecorder  # noqa: E402
 from tests.selecting import TextWindow  # noqa: E402
+from tray_reader.speech.worker import RELEASE_AFTER_S  # noqa: E402
 
 PATHS = ("prepared", "during", "repeat", "stopped", "readnow", "cold", "idle", "drag")
 IDLE_SECONDS = 25.0
@@ -340,7 +341,8 @@ RSS_TEXT = LONG * 16
 
 def _rss_run(rig: Rig, minutes: float) -> None:
     """RSS of a fresh daemon 3 s after ready, then every 5 s while it reads RSS_TEXT for
-    ``minutes``: the first minute's mean, the max, the last, and a line per minute."""
+    ``minutes``: the first minute's mean, the max, the last, and a line per minute; then
+    RSS once the reading stopped and the worker gave its memory back."""
     d, _ = rig.new_daemon()
     assert d.proc is not None
     time.sleep(3.0)
@@ -363,6 +365,9 @@ def _rss_run(rig: Rig, minutes: float) -> None:
     per_minute = [max(v for t, v in samples if m * 60 <= t < (m + 1) * 60) for m in range(int(minutes))]
     if per_minute:
         print("RSS max per minute (MB): " + " ".join(f"{v:.0f}" for v in per_minute))
+    d.cli("ctl", "stop")
+    time.sleep(RELEASE_AFTER_S + 10.0)
+    print(f"RSS {RELEASE_AFTER_S + 10.0:.0f} s after a stop: {_rss_mb(d.proc.pid):.0f} MB")
 
 
 def _table(name: str, rows: list[dict]) -> str:

@@ -290,3 +290,59 @@ def test_a_pipeline_without_prepare_just_reads():
     wait_for(lambda: sink.finished == 1)
     assert words(sink) == [3, 3] and w.prepared_text is None
     w.shutdown()
+
+
+class ReleasingPipeline(SlowPipeline):
+    """Counts `release_memory` calls; raises from them when `fail`."""
+
+    def __init__(self, fail: bool = False) -> None:
+        super().__init__()
+        self.released = 0
+        self.fail = fail
+
+    def release_memory(self) -> None:
+        self.released += 1
+        if self.fail:
+            raise RuntimeError("cannot")
+
+
+def test_memory_is_given_back_once_when_idle_after_a_read():
+    sink, pipeline = RecordingSink(), ReleasingPipeline()
+    w = make_worker(pipeline, sink)
+    w.release_after = 0.1
+    time.sleep(0.3)
+    assert pipeline.released == 0  # nothing read since start: nothing grew
+    w.submit(ReadRequest("a bb"))
+    wait_for(lambda: sink.finished == 1)
+    wait_for(lambda: pipeline.released == 1)
+    time.sleep(0.3)
+    assert pipeline.released == 1  # once per idle stretch, not every release_after
+    w.submit(ReadRequest("ccc"))
+    wait_for(lambda: pipeline.released == 2)
+    assert words(sink) == [1, 2, 3]
+    w.shutdown()
+
+
+def test_reads_in_quick_succession_are_not_interrupted_by_a_release():
+    sink, pipeline = RecordingSink(), ReleasingPipeline()
+    w = make_worker(pipeline, sink)
+    w.release_after = 0.5
+    for text in ("a", "bb", "ccc"):
+        w.submit(ReadRequest(text))
+        wait_for(lambda: w.state is WorkerState.IDLE and sink.finished >= 1)
+        time.sleep(0.1)
+    assert pipeline.released == 0
+    wait_for(lambda: pipeline.released == 1)
+    w.shutdown()
+
+
+def test_a_failing_release_leaves_the_worker_reading():
+    sink, pipeline = RecordingSink(), ReleasingPipeline(fail=True)
+    w = make_worker(pipeline, sink)
+    w.release_after = 0.05
+    w.submit(ReadRequest("a"))
+    wait_for(lambda: pipeline.released == 1)
+    w.submit(ReadRequest("bb"))
+    wait_for(lambda: sink.finished == 2)
+    assert words(sink) == [1, 2] and w.state is WorkerState.IDLE
+    w.shutdown()

@@ -48,6 +48,10 @@ runs in between, so less margin is kept (bench_speech "gaps" counts the reads wh
 playback waited)."""
 
 
+RELEASE_FRAMES = 4
+"""Frames of the silent window `release_memory` decodes to shrink the decoder's arena."""
+
+
 def _bound_heap_growth() -> None:
     """Serve large blocks from mmap and trim the heap eagerly (glibc only).
 
@@ -205,6 +209,22 @@ class KokoroEngine:
             self.features.run(None, self._feeds(list(range(40, 100)), pack, 1.0))
             next(self.stream(list(range(40, 52)), pack, 1.0), None)  # its first window only
         self.warm_seconds = time.perf_counter() - t0
+
+    def release_memory(self) -> None:
+        """Give back what reading grew: the decoder's arena (all of it that no run under
+        way holds: onnxruntime shrinks an arena only at the end of a run, so a tiny window
+        runs with shrinking on) and the heap's free pages. For a reader that has been idle a
+        while; the next read grows them again (its first window is small)."""
+        if self.decoder is not None and DECODER_ARENA:
+            options = ort.RunOptions()
+            options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+            sizes = {"frames": RELEASE_FRAMES, "pitch_frames": 2 * RELEASE_FRAMES}
+            feeds = {
+                i.name: np.zeros([d if isinstance(d, int) else sizes[d] for d in i.shape], np.float32)
+                for i in self.decoder.get_inputs()
+            }
+            self.decoder.run(None, feeds, options)
+        _return_freed_memory()
 
     def _feeds(self, ids: Sequence[int], pack: np.ndarray, speed: float) -> dict[str, np.ndarray]:
         if not 0 < len(ids) <= MAX_PHONEME_IDS:

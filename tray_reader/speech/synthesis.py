@@ -288,6 +288,12 @@ class Synthesizer:
         if options is not None:
             options.terminate = True
 
+    def release_memory(self) -> None:
+        """Give back the memory reading grew (the engine's; see `KokoroEngine.release_memory`)."""
+        release = getattr(self.engine, "release_memory", None)
+        if release is not None:
+            release()
+
     def _prosody(self) -> Prosody:
         """The engine's pitch level and range now (engines without them read at neither)."""
         prosody = getattr(self.engine, "prosody", NEUTRAL)

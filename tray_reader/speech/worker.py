@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 64
 """Most requests waiting in the queue; more are refused with a message."""
+RELEASE_AFTER_S = 20.0
+"""Seconds without a request after a read before the pipeline's memory is given back."""
 PREPARATION_POLL = 0.005
 """Seconds between looks, while a read waits for the preparation of its text to show."""
 
@@ -60,7 +62,7 @@ class SpeechPipeline(Protocol):
     """What the worker needs from the speech pipeline (the real one: speech.synthesis).
 
     A pipeline may also have ``prepare(text, voice, cancel, hurry) -> bool`` and
-    ``served_prepared: bool`` (see `SpeechWorker.prepare`)."""
+    ``served_prepared: bool`` (see `SpeechWorker.prepare`), and ``release_memory()``."""
 
     def stream(self, text: str, voice: VoiceSource, cancel: threading.Event) -> Iterator[AudioChunk]: ...
 
@@ -110,6 +112,8 @@ class SpeechWorker:
         self.prepared_text: str | None = None
         """The text whose first words are ready (the pipeline keeps the audio)."""
         self._preparing: str | None = None
+        self.release_after = RELEASE_AFTER_S
+        """Idle seconds after a read before `release_memory` (see the module's doc)."""
 
     # -- public API -------------------------------------------------------------------------
     def start(self) -> None:
@@ -216,10 +220,17 @@ class SpeechWorker:
             ).start()
         self.ready.set()
         self._set_state(WorkerState.IDLE)
+        grown = False
         while True:
-            request = self._requests.get()
+            try:
+                request = self._requests.get(timeout=self.release_after if grown else None)
+            except queue.Empty:
+                grown = False
+                self._release(pipeline)
+                continue
             if request is None:
                 return
+            grown = True
             with self._lock:
                 generation = self._generation
                 self._cancel.clear()
@@ -227,6 +238,18 @@ class SpeechWorker:
             self._speak(pipeline, request, generation)
             if self._requests.empty():
                 self._set_state(WorkerState.IDLE)
+
+    @staticmethod
+    def _release(pipeline: SpeechPipeline) -> None:
+        release = getattr(pipeline, "release_memory", None)
+        if release is None:
+            return
+        try:
+            release()
+        except Exception:  # noqa: BLE001 - memory kept is no reason to stop reading
+            log.warning("could not give back the memory reading used", exc_info=True)
+        else:
+            log.debug("idle: memory reading used given back")
 
     def _run_preparation(self, prepare: Callable[..., bool]) -> None:
         """The preparing thread: the latest text asked for, one at a time."""
