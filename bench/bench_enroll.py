@@ -5,8 +5,8 @@ Speakers (Debian packages, development only, never shipped; install with
   apt-get install codec2-examples asterisk-core-sounds-en-wav asterisk-core-sounds-fr-wav \
       asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav asterisk-prompt-it-menardi-wav \
       asterisk-prompt-es-co asterisk-prompt-fr-armelle):
-  the asterisk prompt voices (Allison en, June fr, Menardi it, Carlo it, IvrvoiceRU ru, the
-  Colombian Spanish voice, Armelle fr; 8 kHz telephone prompts: clip A is the first prompts
+  the asterisk prompt voices (Allison en, Allison es (es_MX), June fr, Menardi it, Carlo it,
+  IvrvoiceRU ru, the Colombian Spanish voice, Armelle fr; 8 kHz telephone prompts: clip A is the first prompts
   in name order up to 14 s, clip B the prompts from the middle of the list up to 10 s), and
   codec2's ve9qrp and vk5qi (8 kHz radio; A and B are disjoint stretches). Enrolment sees
   clip A only, with no text (the prompts' words are not English or not known). Stock voices
@@ -23,9 +23,14 @@ the guard limits both sides to the held-back part's), and it is measured against
   enc  1 - speaker-encoder cosine (lower is closer)
   ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
 gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
-the nearest stock voice, 1 is as close as the speaker's own other recording.
+the nearest stock voice, 1 is as close as the speaker's own other recording. The guarded voice
+is also measured one-sided (clip B not limited to its band), as this bench did before.
 
     nice -n 19 .venv/bin/python bench/bench_enroll.py [--budget 35] [--refs allison,june,...]
+        [--seed 0] [--save DIR]
+
+--save keeps each speaker's clips and every judged candidate's render, so bench/guard_study.py
+can replay the guard with other rules without enrolling again.
 """
 
 from __future__ import annotations
@@ -90,8 +95,9 @@ TEXT_A_MORE = (
     "On Sunday afternoons my grandmother used to bake bread and tell us long stories about the "
     "small village by the lake where she grew up."
 )
-"""Read after TEXT_A by a stock voice used as a speaker, so clip A has enough speech."""
 TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
+TEXT_B_MORE = "The train to the coast was late again, so we walked to the harbour and watched the boats."
+"""Read after TEXT_A and TEXT_B by a stock voice used as a speaker, so each clip has 5 s of speech."""
 
 
 def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
@@ -135,7 +141,7 @@ def clips(ref: str, renderer: VoiceRenderer) -> tuple[tuple[np.ndarray, int], tu
     pack = model_files.stock_pack(ref)
     return (
         (renderer.render(pack, 1.0, [TEXT_A, TEXT_A_MORE]), 24_000),
-        (renderer.render(pack, 1.0, [TEXT_B]), 24_000),
+        (renderer.render(pack, 1.0, [TEXT_B, TEXT_B_MORE]), 24_000),
         (ref,),
     )
 
