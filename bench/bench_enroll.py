@@ -5,8 +5,8 @@ Speakers (Debian packages, development only, never shipped; install with
   apt-get install codec2-examples asterisk-core-sounds-en-wav asterisk-core-sounds-fr-wav \
       asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav asterisk-prompt-it-menardi-wav \
       asterisk-prompt-es-co asterisk-prompt-fr-armelle):
-  the asterisk prompt voices (Allison en, June fr, Menardi it, Carlo it, IvrvoiceRU ru, the
-  Colombian Spanish voice, Armelle fr; 8 kHz telephone prompts: clip A is the first prompts
+  the asterisk prompt voices (Allison en, Allison es (es_MX), June fr, Menardi it, Carlo it,
+  IvrvoiceRU ru, the Colombian Spanish voice, Armelle fr; 8 kHz telephone prompts: clip A is the first prompts
   in name order up to 14 s, clip B the prompts from the middle of the list up to 10 s), and
   codec2's ve9qrp and vk5qi (8 kHz radio; A and B are disjoint stretches). Enrolment sees
   clip A only, with no text (the prompts' words are not English or not known). Stock voices
@@ -18,14 +18,19 @@ WER: each of the guarded voice (at its stored pitch, range and speed) and the ne
 voice reads NEW_TEXT; pocketsphinx (tests/asr.py) transcribes it; word error rate against
 the text.
 
-Each voice (see COLUMNS) speaks guard.JUDGE_TEXT, is limited to clip B's band (as the guard does), and is measured
-against clip B by
+Each voice (see COLUMNS) speaks guard.JUDGE_TEXT; it and clip B are limited to clip B's band (as
+the guard limits both sides to the held-back part's), and it is measured against clip B by
   enc  1 - speaker-encoder cosine (lower is closer)
   ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
 gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
-the nearest stock voice, 1 is as close as the speaker's own other recording.
+the nearest stock voice, 1 is as close as the speaker's own other recording. The guarded voice
+is also measured one-sided (clip B not limited to its band), as this bench did before.
 
     nice -n 19 .venv/bin/python bench/bench_enroll.py [--budget 35] [--refs allison,june,...]
+        [--seed 0] [--save DIR]
+
+--save keeps each speaker's clips and every judged candidate's render, so bench/guard_study.py
+can replay the guard with other rules without enrolling again.
 """
 
 from __future__ import annotations
@@ -69,10 +74,13 @@ SPEAKERS = {
     "vk5qi": ("codec2", "vk5qi.wav:0-7:7-13.5"),
     "esco": ("asterisk", "es"),
     "armelle": ("asterisk", "fr"),
+    "allison_es": ("asterisk", "es_MX_f_Allison"),
 }
-DEV = ("menardi", "allison", "ve9qrp")
-"""Speakers thresholds were set on: the guard's margins after menardi (an earlier session),
-nothing since; allison and ve9qrp were listened to while building the prosody step."""
+DEV = ("menardi", "allison", "ve9qrp", "allison_es", "bf_emma", "am_michael")
+"""Speakers rules and thresholds were set on: the guard's margins after menardi, allison and
+ve9qrp listened to while building the prosody step, the guard's reliability rule on all of
+these (allison_es is Allison reading Spanish; bf_emma and am_michael are stock voices held
+out of the search, rendered)."""
 NEW_TEXT = (
     "The quick brown fox jumps over the lazy dog near the river. "
     "We will meet again on Monday morning at ten o'clock in the library."
@@ -83,7 +91,13 @@ TEXT_A = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
     "The rainbow is a division of white light into many beautiful colours."
 )
+TEXT_A_MORE = (
+    "On Sunday afternoons my grandmother used to bake bread and tell us long stories about the "
+    "small village by the lake where she grew up."
+)
 TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
+TEXT_B_MORE = "The train to the coast was late again, so we walked to the harbour and watched the boats."
+"""Read after TEXT_A and TEXT_B by a stock voice used as a speaker, so each clip has 5 s of speech."""
 
 
 def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
@@ -126,8 +140,8 @@ def clips(ref: str, renderer: VoiceRenderer) -> tuple[tuple[np.ndarray, int], tu
         return (cut(a), rate), (cut(b), rate), ()
     pack = model_files.stock_pack(ref)
     return (
-        (renderer.render(pack, 1.0, [TEXT_A]), 24_000),
-        (renderer.render(pack, 1.0, [TEXT_B]), 24_000),
+        (renderer.render(pack, 1.0, [TEXT_A, TEXT_A_MORE]), 24_000),
+        (renderer.render(pack, 1.0, [TEXT_B, TEXT_B_MORE]), 24_000),
         (ref,),
     )
 
@@ -182,6 +196,7 @@ def main() -> int:
     ap.add_argument("--refs", default=DEFAULT_REFS)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0, help="the random search's and the style fit's seed")
+    ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     args = ap.parse_args()
 
     engine = KokoroEngine.load(args.threads)
@@ -199,15 +214,19 @@ def main() -> int:
         except EnrollmentError as e:
             print(f"{ref}: refused: {e}", flush=True)
             continue
-        target = embedder.embed(b16)
         band = guard.band_gain(b16)
+        b16_band = guard.limit_band(b16, band)
+        target, target_one_sided = embedder.embed(b16_band), embedder.embed(b16)
 
-        def measure(audio16k: np.ndarray, b16=b16, target=target, band=band) -> tuple[float, float]:
+        def measure(audio16k: np.ndarray, b=b16_band, target=target, band=band) -> tuple[float, float]:
             audio16k = guard.limit_band(audio16k, band)
-            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b16)
+            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b)
 
-        def speak(c: Candidate, text: str) -> np.ndarray:
-            return renderer.render16k(build_pack(c), c.speed, [text], c.intonation)
+        def measure_one_sided(
+            audio16k: np.ndarray, b=b16, target=target_one_sided, band=band
+        ) -> tuple[float, float]:
+            audio16k = guard.limit_band(audio16k, band)
+            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b)
 
         base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
         load = os.getloadavg()[0]
@@ -216,17 +235,31 @@ def main() -> int:
         took = time.monotonic() - t0
         load = max(load, os.getloadavg()[0])
         cols = _columns(final)
+
+        def speak(c: Candidate, text: str) -> np.ndarray:
+            return renderer.render16k(build_pack(c), c.speed, [text], c.intonation)
+
         row: dict = {
             "ref": ref,
             "dev": ref in DEV,
             "nearest_name": final.nearest_stock,
-            "ceiling": (1 - cosine(embedder.embed(rec.speech16k), target), ahs_distance(rec.speech16k, b16)),
+            "ceiling": measure(rec.speech16k),
+            "one_sided": {
+                "ceiling": (
+                    1 - cosine(embedder.embed(rec.speech16k), target_one_sided),
+                    ahs_distance(rec.speech16k, b16),
+                ),
+                "nearest": measure_one_sided(speak(cols["nearest"], guard.JUDGE_TEXT)),
+                "guarded": measure_one_sided(speak(final.best, guard.JUDGE_TEXT)),
+            },
             "took": took,
             "load": load,
             "kept": final.best.label,
         }
         for key, c in cols.items():
             row[key] = measure(speak(c, guard.JUDGE_TEXT)) if c is not None else (float("nan"),) * 2
+        if args.save:
+            _save(Path(args.save) / f"{ref}_seed{args.seed}.npz", rec.speech16k, b16, final, speak)
         row["wer_stock"] = wer(NEW_TEXT, asr.recognise(speak(cols["nearest"], NEW_TEXT), 16_000))
         row["wer_guarded"] = wer(NEW_TEXT, asr.recognise(speak(final.best, NEW_TEXT), 16_000))
         rows.append(row)
@@ -246,14 +279,51 @@ def main() -> int:
     return 0
 
 
+def _save(path: Path, a16: np.ndarray, b16: np.ndarray, final, speak) -> None:
+    """Clip A, clip B, every judged candidate's pack, speed, prosody and render of
+    guard.JUDGE_TEXT: enough to replay the guard offline (bench/guard_study.py)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    judged = final.judged
+    np.savez_compressed(
+        path,
+        a16=a16,
+        b16=b16,
+        labels=np.array([c.label for c in judged]),
+        kept=final.verdict.kept if final.verdict else 0,
+        packs=np.stack([build_pack(c) for c in judged]),
+        speeds=np.array([c.speed for c in judged]),
+        pitch=np.array([c.intonation.pitch for c in judged]),
+        spread=np.array([c.intonation.spread for c in judged]),
+        renders=np.array([speak(c, guard.JUDGE_TEXT) for c in judged], dtype=object),
+        fitted=final.fitted.label if final.fitted else "",
+        initial=final.initial.label,
+    )
+
+
 def closure(r: dict, key: str, i: int) -> float:
     gap = r["nearest"][i] - r["ceiling"][i]
     return (r["nearest"][i] - r[key][i]) / gap if abs(gap) > 1e-9 else float("nan")
 
 
+def closure_one_sided(r: dict, i: int) -> float:
+    """The guarded voice's gap closed as measured before clip B went through its own band."""
+    o = r["one_sided"]
+    gap = o["nearest"][i] - o["ceiling"][i]
+    return (o["nearest"][i] - o["guarded"][i]) / gap if abs(gap) > 1e-9 else float("nan")
+
+
 def print_table(rows: list[dict]) -> None:
-    """A markdown table: gap closed on clip B per voice (enc/ahs), time, load, WER, kept."""
-    heads = ["speaker", "nearest", *COLUMNS[1:], "time (load)", "WER stock/guarded", "kept"]
+    """A markdown table: gap closed on clip B per voice (enc/ahs), the guarded voice's also
+    measured one-sided (clip B not limited to its band, as before), time, load, WER, kept."""
+    heads = [
+        "speaker",
+        "nearest",
+        *COLUMNS[1:],
+        "guarded, one-sided",
+        "time (load)",
+        "WER stock/guarded",
+        "kept",
+    ]
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in rows:
@@ -265,6 +335,7 @@ def print_table(rows: list[dict]) -> None:
 
         cells = [r["ref"], r["nearest_name"], *(g(k) for k in COLUMNS[1:])]
         cells += [
+            f"{closure_one_sided(r, 0):+.0%}/{closure_one_sided(r, 1):+.0%}",
             f"{r['took']:.0f} s ({r['load']:.1f})",
             f"{r['wer_stock']:.2f}/{r['wer_guarded']:.2f}",
             r["kept"],
@@ -276,6 +347,9 @@ def print_table(rows: list[dict]) -> None:
             enc = np.nanmean([closure(r, k, 0) for r in rows])
             ahs = np.nanmean([closure(r, k, 1) for r in rows])
             means.append(f"{enc:+.0%}/{ahs:+.0%}")
+        enc1 = np.nanmean([closure_one_sided(r, 0) for r in rows])
+        ahs1 = np.nanmean([closure_one_sided(r, 1) for r in rows])
+        means.append(f"{enc1:+.0%}/{ahs1:+.0%}")
         took = np.mean([r["took"] for r in rows])
         means += [
             f"{took:.0f} s",
@@ -284,7 +358,8 @@ def print_table(rows: list[dict]) -> None:
         ]
         print("| " + " | ".join(means) + " |")
         worst = min(min(closure(r, "guarded", 0), closure(r, "guarded", 1)) for r in rows)
-        print(f"worst guarded speaker by either measure: {worst:+.0%}")
+        worst1 = min(min(closure_one_sided(r, 0), closure_one_sided(r, 1)) for r in rows)
+        print(f"worst guarded speaker by either measure: {worst:+.0%} (one-sided band: {worst1:+.0%})")
 
 
 if __name__ == "__main__":

@@ -100,6 +100,61 @@ def test_guard_keeps_a_made_voice_that_is_closer_by_both_measures(enroller, hear
     assert verdict.chosen.ahs < verdict.stock.ahs and verdict.chosen.enc > verdict.stock.enc
 
 
+def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_sound_outside_its_band(
+    enroller, heart
+):
+    """Renders and the judged part go through the same band: weak noise outside a telephone
+    band (45 dB down, below the band's floor) must not make a copy of the judged speech
+    look far from it, as cutting only the render to exact silence there did."""
+    speech = soxr.resample(telephone(heart, 24_000), 8000, 16_000).astype(np.float32)
+    hiss = np.random.default_rng(3).normal(size=len(speech)) * np.sqrt(np.mean(speech**2)) * 10 ** (-45 / 20)
+    judged = (speech + hiss).astype(np.float32)
+    other = enroller.renderer.render16k(model_files.stock_pack("am_adam"), 1.0, [guard.JUDGE_TEXT])
+    pool = [other, judged]
+    verdict = guard.decide("am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder)
+    copy = verdict.judgements[1]
+    assert copy.ahs < 0.01 and copy.enc > 0.999
+    assert copy.wins == 1.0 and verdict.kept == 1
+
+
+def _measured(rng: np.random.Generator, direction: np.ndarray, scales: np.ndarray) -> guard._Measured:
+    """A fake clip: 20 window embeddings around ``direction``, 400 feature frames with
+    standard deviations ``scales``."""
+    windows = direction + 0.6 * rng.normal(size=(20, len(direction)))
+    windows /= np.linalg.norm(windows, axis=1, keepdims=True)
+    return guard._Measured(windows, rng.normal(size=(400, len(scales))) * scales)
+
+
+def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance():
+    rng = np.random.default_rng(0)
+    speaker, stock = rng.normal(size=16), rng.normal(size=16)
+    speaker_scales = np.linspace(0.5, 2.0, 12)
+    stock_scales = speaker_scales[::-1]
+    judged = _measured(rng, speaker, speaker_scales)
+    renders = [
+        _measured(rng, stock, stock_scales),  # the nearest stock voice
+        _measured(rng, speaker, speaker_scales),  # the speaker's own voice: closer by both
+        _measured(rng, stock, stock_scales),  # the stock voice again: only chance differs
+        _measured(rng, speaker, stock_scales),  # closer by the encoder only
+    ]
+    wins = guard.win_shares(renders, judged, draws=100)
+    assert wins[0] == 0.0
+    assert wins[1] >= 0.95
+    assert wins[2] < guard.WIN_SHARE and wins[3] < guard.WIN_SHARE
+
+
+def test_keep_asks_for_both_margins_and_the_win_share_and_then_takes_the_lowest_mfcc_distance():
+    J = guard.Judgement
+    stock = J("stock", 0.80, 1.00)
+    noisy = J("noisy", 0.90, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
+    small = J("small", 0.81, 0.90, wins=0.99)  # reliably better, by less than the encoder margin
+    sure = J("sure", 0.85, 0.90, wins=guard.WIN_SHARE)
+    surer = J("surer", 0.83, 0.85, wins=0.95)
+    assert guard.keep([stock, noisy, small]) == 0
+    assert guard.keep([stock, noisy, small, sure]) == 3
+    assert guard.keep([stock, noisy, sure, surer]) == 3  # the lowest MFCC distance of those kept
+
+
 def _reverb(x: np.ndarray, rate: int, rt60: float = 1.2) -> np.ndarray:
     rng = np.random.default_rng(1)
     t = np.arange(int(rt60 * rate)) / rate

@@ -108,6 +108,15 @@ class SpeakerEmbedder:
         return cls(ort.InferenceSession(path, so, providers=["CPUExecutionProvider"]))
 
     def embed(self, wav16k: np.ndarray) -> np.ndarray:
+        return pooled(self.window_embeddings(wav16k))
+
+    def window_embeddings(self, wav16k: np.ndarray) -> np.ndarray:
+        """One unit embedding per 80-frame window [windows, 256]; `pooled` of them is `embed`."""
         windows = feature_windows(log_mel(wav16k)).astype(np.float32)
         emb = np.asarray(self.session.run(None, {"mel_window": windows})[0], dtype=np.float32)
-        return _unit(_unit(emb).mean(axis=0)).astype(np.float32)
+        return _unit(emb)
+
+
+def pooled(window_embeddings: np.ndarray) -> np.ndarray:
+    """The unit mean of window embeddings: a clip's embedding."""
+    return _unit(np.asarray(window_embeddings).mean(axis=0)).astype(np.float32)

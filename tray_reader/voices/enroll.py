@@ -589,7 +589,9 @@ class Enroller:
                 "enc": round(verdict.chosen.enc, 4),
                 "stock_ahs": round(verdict.stock.ahs, 4),
                 "stock_enc": round(verdict.stock.enc, 4),
-                "candidates": [[j.label, round(j.enc, 4), round(j.ahs, 4)] for j in verdict.judgements],
+                "candidates": [
+                    [j.label, round(j.enc, 4), round(j.ahs, 4), round(j.wins, 3)] for j in verdict.judgements
+                ],
             }
         info = VoiceInfo(
             name=name,

@@ -47,22 +47,32 @@ def mfcc(x16k: np.ndarray) -> np.ndarray:
     return np.asarray(ceps[speech, 1:])
 
 
-def _features(x16k: np.ndarray) -> np.ndarray:
+def features(x16k: np.ndarray) -> np.ndarray:
+    """MFCCs after cepstral mean normalisation, with their deltas [frames, 38]."""
     c = mfcc(x16k)
     c = c - c.mean(axis=0)  # cepstral mean normalisation: removes a fixed channel
     delta = np.gradient(c, axis=0) if len(c) > 2 else np.zeros_like(c)
     return np.hstack([c, delta])
 
 
+def covariance(feats: np.ndarray) -> np.ndarray:
+    """The (slightly regularised) covariance of feature frames [frames, d]."""
+    d = feats.shape[1]
+    return np.asarray(np.cov(feats, rowvar=False) + 1e-6 * np.eye(d))
+
+
+def sphericity(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
+    """Arithmetic-harmonic sphericity distance of two covariance matrices (or of two
+    stacks of them, pairwise)."""
+    d = ca.shape[-1]
+    t1 = np.einsum("...ij,...ji->...", ca, np.linalg.inv(cb))
+    t2 = np.einsum("...ij,...ji->...", cb, np.linalg.inv(ca))
+    return np.asarray(np.log(t1 * t2 / d**2))
+
+
 def ahs_distance(a16k: np.ndarray, b16k: np.ndarray) -> float:
     """Arithmetic-harmonic sphericity distance of two clips' feature covariances."""
-    fa, fb = _features(a16k), _features(b16k)
-    d = fa.shape[1]
-    ca = np.cov(fa, rowvar=False) + 1e-6 * np.eye(d)
-    cb = np.cov(fb, rowvar=False) + 1e-6 * np.eye(d)
-    t1 = np.trace(ca @ np.linalg.inv(cb))
-    t2 = np.trace(cb @ np.linalg.inv(ca))
-    return float(np.log(t1 * t2 / d**2))
+    return float(sphericity(covariance(features(a16k)), covariance(features(b16k))))
 
 
 PITCH_WINDOW = 640
