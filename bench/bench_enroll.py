@@ -58,6 +58,7 @@ from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
 from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match  # noqa: E402
+from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
@@ -150,17 +151,6 @@ def to16k(x: np.ndarray, rate: int) -> np.ndarray:
     if x.ndim == 2:
         x = x.mean(axis=1)
     return soxr.resample(x, rate, 16_000).astype(np.float32) if rate != 16_000 else x
-
-
-def wer(expected: str, heard: str) -> float:
-    """Word error rate: word-level edit distance over the expected words."""
-    want, got = asr.words(expected), asr.words(heard)
-    d = np.arange(len(got) + 1)
-    for i, w in enumerate(want, 1):
-        prev, d[0] = d.copy(), i
-        for j, g in enumerate(got, 1):
-            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (w != g))
-    return float(d[-1]) / max(1, len(want))
 
 
 COLUMNS = ("nearest", "blend", "fitted", "nearest+p", "blend+p", "fitted+p", "guarded")

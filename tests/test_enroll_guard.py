@@ -100,6 +100,57 @@ def test_guard_keeps_a_made_voice_that_is_closer_by_both_measures(enroller, hear
     assert verdict.chosen.ahs < verdict.stock.ahs and verdict.chosen.enc > verdict.stock.enc
 
 
+@pytest.fixture(scope="module")
+def closer_made_voice(enroller, heart):
+    """(labels, renders, judged part): am_adam as the nearest stock voice, and a made voice
+    near the speaker (af_heart through a telephone band), which the measures keep."""
+    recording = prepare(telephone(heart, 24_000), 8000)
+    _fit, judged = guard.split(recording.speech16k)
+    pool = [
+        Candidate("stock am_adam", {"am_adam": 1.0}, {"am_adam": 1.0}),
+        Candidate("made", {"af_heart": 0.9, "am_adam": 0.1}, {"af_heart": 1.0}),
+    ]
+    renders = [enroller.renderer.render16k(build_pack(c), 1.0, [guard.JUDGE_TEXT]) for c in pool]
+    return [c.label for c in pool], renders, judged
+
+
+@pytest.mark.parametrize(
+    ("made_errors", "kept", "said"),
+    [
+        (0.40, 0, "harder for a recogniser to follow: made (word errors 0.40 vs 0.10)"),
+        (0.16, 0, "harder for a recogniser to follow"),
+        (0.14, 1, "a recogniser understands it as well (word errors 0.14, am_adam 0.10)"),
+        (0.00, 1, "a recogniser understands it as well"),
+        (None, 1, "was not checked (no offline recogniser installed)"),
+    ],
+)
+def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_voice(
+    enroller, closer_made_voice, made_errors, kept, said
+):
+    labels, renders, judged = closer_made_voice
+    heard: list[int] = []
+
+    def word_errors(audio: np.ndarray) -> float | None:
+        index = next(i for i, r in enumerate(renders) if r is audio)
+        heard.append(index)
+        return None if made_errors is None else (0.10 if index == 0 else made_errors)
+
+    verdict = guard.decide("am_adam", labels, lambda i: renders[i], judged, enroller.embedder, word_errors)
+    assert verdict.kept == kept and said in verdict.message
+    assert heard == ([0] if made_errors is None else [0, 1])  # the stock voice first, once
+
+
+def test_the_recogniser_tells_a_clear_render_from_garbled_speech(closer_made_voice):
+    from tray_reader.voices import intelligibility
+
+    _labels, renders, _judged = closer_made_voice
+    clear = guard.judge_text_errors(renders[1])
+    garbled = guard.judge_text_errors(renders[1][::-1].copy())  # the same sounds, backwards
+    assert intelligibility.available()
+    assert clear is not None and garbled is not None
+    assert clear <= 0.3 and garbled >= 0.7
+
+
 def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_sound_outside_its_band(
     enroller, heart
 ):
@@ -111,7 +162,9 @@ def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_
     judged = (speech + hiss).astype(np.float32)
     other = enroller.renderer.render16k(model_files.stock_pack("am_adam"), 1.0, [guard.JUDGE_TEXT])
     pool = [other, judged]
-    verdict = guard.decide("am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder)
+    verdict = guard.decide(
+        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda a: 0.0
+    )
     copy = verdict.judgements[1]
     assert copy.ahs < 0.01 and copy.enc > 0.999
     assert copy.wins == 1.0 and verdict.kept == 1

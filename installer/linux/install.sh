@@ -205,8 +205,9 @@ cd "$APP_DIR"
 # shellcheck disable=SC2086  # PIP_ARGS is a list of words
 pip_install() { "$VENV/bin/python" -m pip install --disable-pip-version-check -q $PIP_ARGS "$@"; }
 
-EXTRAS=""
-[ "$GTK" = 1 ] && EXTRAS="[gtk]"
+# enrol: the offline recogniser enrolment checks a made voice's intelligibility with.
+EXTRAS="[enrol]"
+[ "$GTK" = 1 ] && EXTRAS="[gtk,enrol]"
 if [ -d "$SOURCE" ]; then
     [ -f "$SOURCE/pyproject.toml" ] || die "$SOURCE has no pyproject.toml: not a tray-reader source tree"
     # Build from a copy so the checkout gets no build/ or egg-info from this install.

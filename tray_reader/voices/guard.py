@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tray_reader.voices import intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine, pooled
 from tray_reader.voices.measure import covariance, features, sphericity
 
@@ -51,6 +52,9 @@ DRAWS = 200
 """Resamplings of the judged part (and of each render) that estimate the measures' noise."""
 BLOCK_FRAMES = 50
 """MFCC frames (0.5 s) resampled together, so the resampling keeps sounds' own correlation."""
+MAX_WER_RISE = 0.05
+"""A kept voice may have at most this many more word errors (a share of the judging text's
+words) than the nearest stock voice, by the recogniser (`intelligibility`)."""
 WIN_SHARE = 0.8
 """A kept voice must beat the nearest stock voice by both measures in this share of the
 resamplings (its point estimates must also beat it by the margins); set on the bench's dev
@@ -200,12 +204,27 @@ def win_shares(
     return np.array([0.0] + [float(w.mean()) for w in wins[1:]])
 
 
-def keep(judgements: Sequence[Judgement]) -> int:
-    """Index of the voice to keep (0, the nearest stock voice, unless another beats it by
-    both measures' margins and in WIN_SHARE of the resamplings; of those, the lowest `ahs`)."""
+def winners(judgements: Sequence[Judgement]) -> list[int]:
+    """Indices of the voices that beat the nearest stock voice (index 0) by both measures'
+    margins and in WIN_SHARE of the resamplings, the lowest `ahs` first."""
     stock = judgements[0]
-    winners = [i for i, j in enumerate(judgements) if i > 0 and j.beats(stock) and j.wins >= WIN_SHARE]
-    return min(winners, key=lambda i: judgements[i].ahs) if winners else 0
+    found = [i for i, j in enumerate(judgements) if i > 0 and j.beats(stock) and j.wins >= WIN_SHARE]
+    return sorted(found, key=lambda i: judgements[i].ahs)
+
+
+def keep(judgements: Sequence[Judgement]) -> int:
+    """Index of the voice to keep by the two measures: the first of `winners`, else 0 (the
+    nearest stock voice)."""
+    found = winners(judgements)
+    return found[0] if found else 0
+
+
+WordErrors = Callable[[np.ndarray], "float | None"]
+"""A render's word error rate saying JUDGE_TEXT (None: no recogniser to tell)."""
+
+
+def judge_text_errors(audio16k: np.ndarray) -> float | None:
+    return intelligibility.word_errors(audio16k, JUDGE_TEXT)
 
 
 def decide(
@@ -214,15 +233,22 @@ def decide(
     speak: Callable[[int], np.ndarray],
     judged16k: np.ndarray,
     embedder: SpeakerEmbedder,
+    word_errors: WordErrors = judge_text_errors,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
+
+    Of the voices closer by the two measures (`winners`), the first that a recogniser
+    understands about as well as the stock voice (word errors at most MAX_WER_RISE more on
+    the judging text) is kept: a voice nearer the speaker but harder to follow is passed
+    over, and the user told. Without a recogniser that is not checked, and the message says so.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
     the MFCC covariances differ by the band edge rather than by the voice."""
     band = band_gain(judged16k)
     judged = _Measured.of(limit_band(judged16k, band), embedder)
-    renders = [_Measured.of(limit_band(speak(i), band), embedder) for i in range(len(labels))]
+    audio = [speak(i) for i in range(len(labels))]
+    renders = [_Measured.of(limit_band(a, band), embedder) for a in audio]
     target, cj = pooled(judged.windows), covariance(judged.feats)
     wins = win_shares(renders, judged)
     judgements = tuple(
@@ -232,7 +258,21 @@ def decide(
         for lab, r, w in zip(labels, renders, wins, strict=True)
     )
     stock = judgements[0]
-    kept = keep(judgements)
+    kept, passed, understood = 0, [], ""
+    stock_errors: float | None = None
+    for n, i in enumerate(winners(judgements)):
+        if n == 0:
+            stock_errors = word_errors(audio[0])
+        if stock_errors is None:
+            kept = i
+            understood = "; how well it is understood was not checked (no offline recogniser installed)"
+            break
+        errors = word_errors(audio[i])
+        if errors is not None and errors <= stock_errors + MAX_WER_RISE:
+            kept = i
+            understood = f"; a recogniser understands it as well (word errors {errors:.2f}, {stock_name} {stock_errors:.2f})"
+            break
+        passed.append(f"{judgements[i].label} (word errors {errors or 0.0:.2f} vs {stock_errors:.2f})")
     seconds = len(judged16k) / RATE
     if kept:
         j = judgements[kept]
@@ -240,11 +280,18 @@ def decide(
             f"kept {j.label}: on {seconds:.0f} s of your recording held back from the fit it is clearly "
             f"closer than the nearest stock voice {stock_name} by both measures (MFCC distance {j.ahs:.3f} vs "
             f"{stock.ahs:.3f}, lower is closer; speaker encoder {j.enc:.2f} vs {stock.enc:.2f}; closer by "
-            f"both in {j.wins:.0%} of resamplings of that part)"
+            f"both in {j.wins:.0%} of resamplings of that part){understood}"
+        )
+    elif passed:
+        message = (
+            f"kept the nearest stock voice {stock_name}: the made voices closer to your recording were "
+            f"harder for a recogniser to follow: {'; '.join(passed)}"
         )
     else:
         message = (
             f"kept the nearest stock voice {stock_name}: no made voice was clearly closer to the "
             f"{seconds:.0f} s of your recording held back from the fit by both measures"
         )
+    if kept and passed:
+        message += f"; passed over as harder to follow: {'; '.join(passed)}"
     return Verdict(kept, judgements, message)
