@@ -130,8 +130,7 @@ def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_vo
     labels, renders, judged = closer_made_voice
     heard: list[int] = []
 
-    def word_errors(audio: np.ndarray) -> float | None:
-        index = next(i for i, r in enumerate(renders) if r is audio)
+    def word_errors(index: int) -> float | None:
         heard.append(index)
         return None if made_errors is None else (0.10 if index == 0 else made_errors)
 
@@ -144,8 +143,8 @@ def test_the_recogniser_tells_a_clear_render_from_garbled_speech(closer_made_voi
     from tray_reader.voices import intelligibility
 
     _labels, renders, _judged = closer_made_voice
-    clear = guard.judge_text_errors(renders[1])
-    garbled = guard.judge_text_errors(renders[1][::-1].copy())  # the same sounds, backwards
+    clear = intelligibility.word_errors(renders[1], guard.JUDGE_TEXT)
+    garbled = intelligibility.word_errors(renders[1][::-1].copy(), guard.JUDGE_TEXT)  # backwards
     assert intelligibility.available()
     assert clear is not None and garbled is not None
     assert clear <= 0.3 and garbled >= 0.7
@@ -163,7 +162,7 @@ def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_
     other = enroller.renderer.render16k(model_files.stock_pack("am_adam"), 1.0, [guard.JUDGE_TEXT])
     pool = [other, judged]
     verdict = guard.decide(
-        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda a: 0.0
+        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda i: 0.0
     )
     copy = verdict.judgements[1]
     assert copy.ahs < 0.01 and copy.enc > 0.999

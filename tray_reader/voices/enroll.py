@@ -44,7 +44,7 @@ import numpy as np
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError
 from tray_reader.speech.types import NEUTRAL, Prosody
-from tray_reader.voices import checks, guard
+from tray_reader.voices import checks, guard, intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
@@ -390,6 +390,17 @@ def match(
     step(
         min(0.99, elapsed_fraction()), f"judging {len(judged)} voices on the part of your recording held back"
     )
+
+    def word_errors(i: int) -> float | None:
+        """The recogniser's word errors on candidate i saying both check texts."""
+        if not intelligibility.available():
+            return None
+        texts = [guard.JUDGE_TEXT, guard.CHECK_TEXT]
+        c = judged[i]
+        return intelligibility.word_errors(
+            renderer.render16k(build_pack(c), c.speed, texts, c.intonation), " ".join(texts)
+        )
+
     verdict = guard.decide(
         nearest,
         [c.label for c in judged],
@@ -398,6 +409,7 @@ def match(
         ),
         judged16k,
         embedder,
+        word_errors,
     )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")

@@ -52,6 +52,12 @@ DRAWS = 200
 """Resamplings of the judged part (and of each render) that estimate the measures' noise."""
 BLOCK_FRAMES = 50
 """MFCC frames (0.5 s) resampled together, so the resampling keeps sounds' own correlation."""
+CHECK_TEXT = (
+    "A large brown dog barked at the postman who came to the gate every afternoon, "
+    "and nobody could ever say why."
+)
+"""A second sentence each voice the intelligibility check hears says after JUDGE_TEXT: one
+sentence is too few words to tell a voice from the sentence's luck."""
 MAX_WER_RISE = 0.05
 """A kept voice may have at most this many more word errors (a share of the judging text's
 words) than the nearest stock voice, by the recogniser (`intelligibility`)."""
@@ -219,12 +225,8 @@ def keep(judgements: Sequence[Judgement]) -> int:
     return found[0] if found else 0
 
 
-WordErrors = Callable[[np.ndarray], "float | None"]
-"""A render's word error rate saying JUDGE_TEXT (None: no recogniser to tell)."""
-
-
-def judge_text_errors(audio16k: np.ndarray) -> float | None:
-    return intelligibility.word_errors(audio16k, JUDGE_TEXT)
+WordErrors = Callable[[int], "float | None"]
+"""Candidate i's word error rate by the recogniser (None: no recogniser to tell)."""
 
 
 def decide(
@@ -233,13 +235,14 @@ def decide(
     speak: Callable[[int], np.ndarray],
     judged16k: np.ndarray,
     embedder: SpeakerEmbedder,
-    word_errors: WordErrors = judge_text_errors,
+    word_errors: WordErrors | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
     Of the voices closer by the two measures (`winners`), the first that a recogniser
-    understands about as well as the stock voice (word errors at most MAX_WER_RISE more on
-    the judging text) is kept: a voice nearer the speaker but harder to follow is passed
+    understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
+    ``word_errors(i)``, by default on candidate i's render of the judging text; enrolment
+    adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
     over, and the user told. Without a recogniser that is not checked, and the message says so.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
@@ -248,6 +251,11 @@ def decide(
     band = band_gain(judged16k)
     judged = _Measured.of(limit_band(judged16k, band), embedder)
     audio = [speak(i) for i in range(len(labels))]
+    if word_errors is None:
+
+        def word_errors(i: int) -> float | None:
+            return intelligibility.word_errors(audio[i], JUDGE_TEXT)
+
     renders = [_Measured.of(limit_band(a, band), embedder) for a in audio]
     target, cj = pooled(judged.windows), covariance(judged.feats)
     wins = win_shares(renders, judged)
@@ -262,12 +270,12 @@ def decide(
     stock_errors: float | None = None
     for n, i in enumerate(winners(judgements)):
         if n == 0:
-            stock_errors = word_errors(audio[0])
+            stock_errors = word_errors(0)
         if stock_errors is None:
             kept = i
             understood = "; how well it is understood was not checked (no offline recogniser installed)"
             break
-        errors = word_errors(audio[i])
+        errors = word_errors(i)
         if errors is not None and errors <= stock_errors + MAX_WER_RISE:
             kept = i
             understood = f"; a recogniser understands it as well (word errors {errors:.2f}, {stock_name} {stock_errors:.2f})"
