@@ -195,16 +195,16 @@ def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance
     assert wins[2] < guard.WIN_SHARE and wins[3] < guard.WIN_SHARE
 
 
-def test_keep_asks_for_both_margins_and_the_win_share_and_then_takes_the_lowest_mfcc_distance():
+def test_winners_need_both_margins_and_the_win_share_lowest_mfcc_distance_first():
     J = guard.Judgement
     stock = J("stock", 0.80, 1.00)
     noisy = J("noisy", 0.90, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
     small = J("small", 0.81, 0.90, wins=0.99)  # reliably better, by less than the encoder margin
     sure = J("sure", 0.85, 0.90, wins=guard.WIN_SHARE)
     surer = J("surer", 0.83, 0.85, wins=0.95)
-    assert guard.keep([stock, noisy, small]) == 0
-    assert guard.keep([stock, noisy, small, sure]) == 3
-    assert guard.keep([stock, noisy, sure, surer]) == 3  # the lowest MFCC distance of those kept
+    assert guard.winners([stock, noisy, small]) == []  # the stock voice is kept
+    assert guard.winners([stock, noisy, small, sure]) == [3]
+    assert guard.winners([stock, noisy, sure, surer])[0] == 3  # the lowest MFCC distance of those kept
 
 
 def _reverb(x: np.ndarray, rate: int, rt60: float = 1.2) -> np.ndarray:

@@ -59,8 +59,8 @@ CHECK_TEXT = (
 """A second sentence each voice the intelligibility check hears says after JUDGE_TEXT: one
 sentence is too few words to tell a voice from the sentence's luck."""
 MAX_WER_RISE = 0.05
-"""A kept voice may have at most this many more word errors (a share of the judging text's
-words) than the nearest stock voice, by the recogniser (`intelligibility`)."""
+"""A kept voice may have at most this many more word errors (a share of the words heard)
+than the nearest stock voice, by the recogniser (`intelligibility`)."""
 WIN_SHARE = 0.8
 """A kept voice must beat the nearest stock voice by both measures in this share of the
 resamplings (its point estimates must also beat it by the margins); set on the bench's dev
@@ -216,13 +216,6 @@ def winners(judgements: Sequence[Judgement]) -> list[int]:
     stock = judgements[0]
     found = [i for i, j in enumerate(judgements) if i > 0 and j.beats(stock) and j.wins >= WIN_SHARE]
     return sorted(found, key=lambda i: judgements[i].ahs)
-
-
-def keep(judgements: Sequence[Judgement]) -> int:
-    """Index of the voice to keep by the two measures: the first of `winners`, else 0 (the
-    nearest stock voice)."""
-    found = winners(judgements)
-    return found[0] if found else 0
 
 
 WordErrors = Callable[[int], "float | None"]
