@@ -130,7 +130,8 @@ def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_vo
     labels, renders, judged = closer_made_voice
     heard: list[int] = []
 
-    def word_errors(index: int) -> float | None:
+    def word_errors(index: int, judge_audio: np.ndarray) -> float | None:
+        assert judge_audio is renders[index]  # the guard's own render, not a second one
         heard.append(index)
         return None if made_errors is None else (0.10 if index == 0 else made_errors)
 
@@ -162,7 +163,7 @@ def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_
     other = enroller.renderer.render16k(model_files.stock_pack("am_adam"), 1.0, [guard.JUDGE_TEXT])
     pool = [other, judged]
     verdict = guard.decide(
-        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda i: 0.0
+        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda i, _audio: 0.0
     )
     copy = verdict.judgements[1]
     assert copy.ahs < 0.01 and copy.enc > 0.999

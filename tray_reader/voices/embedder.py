@@ -62,13 +62,13 @@ def _frame_window() -> np.ndarray:
     return window.astype(np.float32)
 
 
-def log_mel(wav16k: np.ndarray) -> np.ndarray:
-    """log10 mel power features [frames, 40] of 16 kHz mono audio."""
+def log_mel(wav16k: np.ndarray, hop: int = HOP) -> np.ndarray:
+    """log10 mel power features [frames, 40] of 16 kHz mono audio, a frame every ``hop``."""
     y = np.ascontiguousarray(wav16k, dtype=np.float32)
     if len(y) < N_FFT:
         y = np.concatenate([y, np.zeros(N_FFT - len(y), np.float32)])
-    n_frames = 1 + (len(y) - N_FFT) // HOP
-    frames = np.lib.stride_tricks.sliding_window_view(y, N_FFT)[::HOP][:n_frames]
+    n_frames = 1 + (len(y) - N_FFT) // hop
+    frames = np.lib.stride_tricks.sliding_window_view(y, N_FFT)[::hop][:n_frames]
     spec = np.abs(np.fft.rfft(frames * _frame_window(), axis=-1)) ** 2
     mel = spec @ mel_filterbank().T
     return np.asarray(np.log10(mel + 1e-10).astype(np.float32))

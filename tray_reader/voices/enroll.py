@@ -391,14 +391,15 @@ def match(
         min(0.99, elapsed_fraction()), f"judging {len(judged)} voices on the part of your recording held back"
     )
 
-    def word_errors(i: int) -> float | None:
-        """The recogniser's word errors on candidate i saying both check texts."""
+    def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
+        """The recogniser's word errors on candidate i saying JUDGE_TEXT (the guard's render)
+        and then CHECK_TEXT."""
         if not intelligibility.available():
             return None
-        texts = [guard.JUDGE_TEXT, guard.CHECK_TEXT]
         c = judged[i]
+        more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
         return intelligibility.word_errors(
-            renderer.render16k(build_pack(c), c.speed, texts, c.intonation), " ".join(texts)
+            np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
         )
 
     verdict = guard.decide(

@@ -54,10 +54,14 @@ BLOCK_FRAMES = 50
 """MFCC frames (0.5 s) resampled together, so the resampling keeps sounds' own correlation."""
 CHECK_TEXT = (
     "A large brown dog barked at the postman who came to the gate every afternoon, "
-    "and nobody could ever say why."
+    "and nobody could ever say why. "
+    "Our neighbours painted their kitchen green and planted tomatoes by the fence. "
+    "The last bus leaves the station at half past eleven on weekdays. "
+    "Could you send me the report by Thursday, along with the figures for March?"
 )
-"""A second sentence each voice the intelligibility check hears says after JUDGE_TEXT: one
-sentence is too few words to tell a voice from the sentence's luck."""
+"""What each voice the intelligibility check hears says after JUDGE_TEXT (82 words in all,
+questions and numbers among them): with a sentence or two, one unlucky word moves the word
+error rate by more than the allowed rise."""
 MAX_WER_RISE = 0.05
 """A kept voice may have at most this many more word errors (a share of the words heard)
 than the nearest stock voice, by the recogniser (`intelligibility`)."""
@@ -218,8 +222,9 @@ def winners(judgements: Sequence[Judgement]) -> list[int]:
     return sorted(found, key=lambda i: judgements[i].ahs)
 
 
-WordErrors = Callable[[int], "float | None"]
-"""Candidate i's word error rate by the recogniser (None: no recogniser to tell)."""
+WordErrors = Callable[[int, np.ndarray], "float | None"]
+"""Candidate i's word error rate by the recogniser, given its render of JUDGE_TEXT (None: no
+recogniser to tell)."""
 
 
 def decide(
@@ -234,8 +239,8 @@ def decide(
 
     Of the voices closer by the two measures (`winners`), the first that a recogniser
     understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
-    ``word_errors(i)``, by default on candidate i's render of the judging text; enrolment
-    adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
+    ``word_errors(i, its render of the judging text)``, by default on that render alone;
+    enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
     over, and the user told. Without a recogniser that is not checked, and the message says so.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
@@ -246,8 +251,8 @@ def decide(
     audio = [speak(i) for i in range(len(labels))]
     if word_errors is None:
 
-        def word_errors(i: int) -> float | None:
-            return intelligibility.word_errors(audio[i], JUDGE_TEXT)
+        def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
+            return intelligibility.word_errors(judge_audio, JUDGE_TEXT)
 
     renders = [_Measured.of(limit_band(a, band), embedder) for a in audio]
     target, cj = pooled(judged.windows), covariance(judged.feats)
@@ -263,12 +268,12 @@ def decide(
     stock_errors: float | None = None
     for n, i in enumerate(winners(judgements)):
         if n == 0:
-            stock_errors = word_errors(0)
+            stock_errors = word_errors(0, audio[0])
         if stock_errors is None:
             kept = i
             understood = "; how well it is understood was not checked (no offline recogniser installed)"
             break
-        errors = word_errors(i)
+        errors = word_errors(i, audio[i])
         if errors is not None and errors <= stock_errors + MAX_WER_RISE:
             kept = i
             understood = f"; a recogniser understands it as well (word errors {errors:.2f}, {stock_name} {stock_errors:.2f})"
