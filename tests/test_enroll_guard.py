@@ -163,7 +163,12 @@ def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_
     other = enroller.renderer.render16k(model_files.stock_pack("am_adam"), 1.0, [guard.JUDGE_TEXT])
     pool = [other, judged]
     verdict = guard.decide(
-        "am_adam", ["stock am_adam", "copy"], lambda i: pool[i], judged, enroller.embedder, lambda i, _audio: 0.0
+        "am_adam",
+        ["stock am_adam", "copy"],
+        lambda i: pool[i],
+        judged,
+        enroller.embedder,
+        lambda i, _audio: 0.0,
     )
     copy = verdict.judgements[1]
     assert copy.ahs < 0.01 and copy.enc > 0.999

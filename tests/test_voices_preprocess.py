@@ -42,11 +42,12 @@ def test_a_good_recording_is_trimmed_and_normalised():
     assert rec.warnings == ()
 
 
-@pytest.mark.parametrize("fmt", ["WAV", "FLAC", "OGG"])
+@pytest.mark.parametrize("fmt", ["WAV", "FLAC", "OGG", "MP3"])
 def test_formats_decode(tmp_path, fmt):
     path = write(tmp_path / f"a.{fmt.lower()}", np.stack([speechlike(6)] * 2, axis=1), format=fmt)
     x, rate = load_audio(path)
-    assert rate == RATE and x.ndim == 1 and len(x) == pytest.approx(6 * RATE, rel=0.01)
+    # MP3 adds the encoder's delay and padding (a few ms)
+    assert rate == RATE and x.ndim == 1 and len(x) == pytest.approx(6 * RATE, rel=0.02)
     assert prepare(x, rate).speech_seconds > 5
 
 

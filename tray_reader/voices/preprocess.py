@@ -61,7 +61,9 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
         data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (soundfile.LibsndfileError, RuntimeError, ValueError) as e:
         raise EnrollmentError(
-            f"{path} is not an audio file tray-reader can read ({e}). Use WAV, FLAC or OGG."
+            f"{path} is not an audio file tray-reader can read ({e}). Use WAV, FLAC, OGG or MP3 "
+            "(other formats, such as a phone's M4A, convert with any audio tool, e.g. "
+            "`ffmpeg -i recording.m4a recording.wav`)."
         ) from None
     if data.size == 0:
         raise EnrollmentError(f"{path} holds no audio.")
