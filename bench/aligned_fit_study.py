@@ -16,7 +16,8 @@ floored 45 dB below the loudest, each band's mean removed on each side, mean L1.
         [--rank] [--seconds 35] [--dims 8] [--seed 0]
 
 --rank scores every stock timbre by the aligned loss instead of fitting (is the loss a
-speaker measure?). allison is aligned to her prompts' transcript as well as to phones.
+speaker measure?). allison and the stock voices held out (bf_emma, ...) are also aligned
+to what they said.
 """
 
 from __future__ import annotations
@@ -394,6 +395,8 @@ def main() -> int:
         sources = {"phones": [fe.ids(s) for s in phones(fit16k)]}
         if ref == "allison":
             sources["text"] = renderer.ids(allison_text(14.0))
+        elif ref not in be.SPEAKERS:  # a stock voice held out, reading bench_enroll's TEXT_A
+            sources["text"] = renderer.ids(f"{be.TEXT_A} {be.TEXT_A_MORE}")
         for source, chunks in sources.items():
             fit = AlignedFit(engine, chunks, start, fit16k, settings)
             head = f"{ref} ({source}, alignment cost {fit.alignment.cost:.2f}): nearest {nearest}"

