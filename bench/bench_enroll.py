@@ -14,6 +14,9 @@ Speakers (Debian packages, development only, never shipped; install with
   search (e.g. bf_emma). DEV names the speakers anything was ever tuned on; the table
   reports them apart from the held-out rest.
 
+Every held-out real speaker but vk5qi speaks another language than the English voices made:
+bench/language_ceiling.py shows how much of the gap that leaves out of any voice's reach.
+
 WER: each of the guarded voice (at its stored pitch, range and speed) and the nearest stock
 voice reads NEW_TEXT; pocketsphinx (tests/asr.py) transcribes it; word error rate against
 the text.
