@@ -124,6 +124,20 @@ def test_quality_gate(ref_db, shipped_db, passed):
 
 BASE = sha256(b"base model")
 OTHER = sha256(b"another base")
+
+
+def _derived_bytes(base_sha256: str, cache_dir) -> bytes | None:
+    """The cached fast decoder the loader would use (checked in full), read; None if none."""
+    found = cache.derived_decoder_file(base_sha256, cache_dir, full=True)
+    return found[0].read_bytes() if found is not None else None
+
+
+def _derived_fused(base_sha256: str, cache_dir):
+    """The cached fused decoder (read, checked in full) and its operator library; or None."""
+    found = cache.derived_fused_file(base_sha256, cache_dir, full=True)
+    return (found[0].read_bytes(), found[2]) if found is not None else None
+
+
 GOOD = quality.QualityReport(
     vs_reference_db=[2.9], vs_shipped_db=[2.8], shipped_vs_reference_db=[1.0]
 ).judge()
@@ -131,35 +145,35 @@ GOOD = quality.QualityReport(
 
 def test_loader_returns_a_stored_model_that_passed(tmp_path):
     cache.store(BASE, b"derived model", GOOD, tmp_path)
-    assert cache.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
+    assert _derived_bytes(BASE, tmp_path) == b"derived model"
 
 
 def test_loader_finds_nothing_in_an_empty_cache(tmp_path):
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_built_from_another_base(tmp_path):
     cache.store(BASE, b"derived model", GOOD, tmp_path)
-    assert cache.derived_decoder_bytes(OTHER, tmp_path) is None
+    assert _derived_bytes(OTHER, tmp_path) is None
 
 
 def test_loader_ignores_a_corrupt_model(tmp_path):
     path = cache.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"derived modeL")
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_a_model_whose_checksum_file_was_rewritten(tmp_path):
     path = cache.store(BASE, b"derived model", GOOD, tmp_path)
     path.write_bytes(b"other bytes")
     (path.parent / cache.CHECKSUM_FILE).write_text(sha256(b"other bytes"))
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None  # the report's checksum differs
+    assert _derived_bytes(BASE, tmp_path) is None  # the report's checksum differs
 
 
 def test_loader_ignores_a_model_that_failed_its_gate(tmp_path):
     bad = _report([5.0], [5.0])
     cache.store(BASE, b"derived model", bad, tmp_path)
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) is None
 
 
 @pytest.mark.parametrize("change", [{"recipe": recipe.RECIPE_VERSION - 1}, {"passed": "yes"}, None])
@@ -170,13 +184,13 @@ def test_loader_ignores_a_report_it_cannot_trust(tmp_path, change):
         report.write_text("{ not json")
     else:
         report.write_text(json.dumps({**json.loads(report.read_text()), **change}))
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) is None
 
 
 def test_loader_ignores_an_entry_without_its_report(tmp_path):
     path = cache.store(BASE, b"derived model", GOOD, tmp_path)
     (path.parent / cache.REPORT_FILE).unlink()
-    assert cache.derived_decoder_bytes(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) is None
 
 
 def test_cache_lives_in_the_user_cache_dir(tmp_path, monkeypatch):
@@ -198,15 +212,15 @@ def _fused(tmp_path, library: bytes = b"library bytes", report=None):
 
 def test_the_fused_decoder_comes_with_its_library_when_both_check_out(tmp_path):
     cache.store(BASE, b"derived model", GOOD, tmp_path, _fused(tmp_path))
-    data, library = cache.derived_fused_decoder(BASE, tmp_path)
+    data, library = _derived_fused(BASE, tmp_path)
     assert data == b"fused model" and library.read_bytes() == b"library bytes"
     assert library.parent == cache.entry_dir(BASE, tmp_path)  # a copy in the entry, not the build's
 
 
 def test_no_fused_decoder_without_a_library(tmp_path):
     cache.store(BASE, b"derived model", GOOD, tmp_path, None, "no C compiler (install gcc, or set CC)")
-    assert cache.derived_decoder_bytes(BASE, tmp_path) == b"derived model"
-    assert cache.derived_fused_decoder(BASE, tmp_path) is None
+    assert _derived_bytes(BASE, tmp_path) == b"derived model"
+    assert _derived_fused(BASE, tmp_path) is None
     report = json.loads((cache.entry_dir(BASE, tmp_path) / cache.REPORT_FILE).read_text())
     assert report["fused"] == {"passed": False, "reason": "no C compiler (install gcc, or set CC)"}
 
@@ -227,7 +241,7 @@ def test_a_damaged_or_failed_fused_decoder_is_not_used(tmp_path, damaged):
     elif damaged == "plain decoder":  # the fallback must have passed its gate too
         report = json.loads((entry / cache.REPORT_FILE).read_text())
         (entry / cache.REPORT_FILE).write_text(json.dumps({**report, "passed": False}))
-    assert cache.derived_fused_decoder(BASE, tmp_path) is None
+    assert _derived_fused(BASE, tmp_path) is None
 
 
 def test_a_build_without_a_compiler_is_redone_once_there_is_one(tmp_path, monkeypatch):

@@ -43,7 +43,7 @@ def build(base: bytes, cache_dir: Path | None = None, threads: int = 2) -> Build
     """Derive the fast model from ``base``, check it, and cache its decoder with the report.
 
     A model that fails the gate is still written (for inspection) but
-    ``derived_decoder_bytes`` will not return it."""
+    ``derived_decoder_file`` will not return it."""
     from tray_reader.model.custom_ops import build_library
     from tray_reader.model.split import split
 

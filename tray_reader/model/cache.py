@@ -81,12 +81,6 @@ def derived_decoder_file(
     return entry / MODEL_FILE, actual
 
 
-def derived_decoder_bytes(base_sha256: str, cache_dir: Path | None = None) -> bytes | None:
-    """`derived_decoder_file`'s model, read (checked in full)."""
-    found = derived_decoder_file(base_sha256, cache_dir, full=True)
-    return found[0].read_bytes() if found is not None else None
-
-
 def derived_fused_file(
     base_sha256: str, cache_dir: Path | None = None, full: bool = False
 ) -> tuple[Path, str, Path] | None:
@@ -111,12 +105,6 @@ def derived_fused_file(
         log.warning("fused decoder in %s does not match its checksums; ignored", entry)
         return None
     return entry / FUSED_FILE, model, entry / LIBRARY
-
-
-def derived_fused_decoder(base_sha256: str, cache_dir: Path | None = None) -> tuple[bytes, Path] | None:
-    """`derived_fused_file`'s model, read (checked in full), and its operator library."""
-    found = derived_fused_file(base_sha256, cache_dir, full=True)
-    return (found[0].read_bytes(), found[2]) if found is not None else None
 
 
 def _checksums(cache_dir: Path | None, full: bool) -> FileChecksums:
