@@ -19,6 +19,11 @@ LEAD_SILENCE = 0.3
 """Seconds of silence put before the audio: pocketsphinx misses a first word that starts at
 once (its cepstral mean starts from what comes first), and audio heard from a device always
 has silence before it."""
+MAX_HMMS_PER_FRAME = 3000
+"""The recogniser's search is capped at this many active HMMs per frame (its default is ten
+times more): it bounds the time a breathy or unclear voice takes to recognise, where the
+search otherwise widens, and leaves what clear voices are heard to say as it was
+(docs/benchmarks.md)."""
 
 
 def available() -> bool:
@@ -37,7 +42,7 @@ def recognise(audio: np.ndarray, rate: int) -> str:
     audio = np.concatenate([np.zeros(int(LEAD_SILENCE * rate), np.float32), np.asarray(audio, np.float32)])
     pcm16 = soxr.resample(audio, rate, RATE) if rate != RATE else audio
     pcm16 = (np.clip(pcm16, -1.0, 1.0) * 32767).astype(np.int16)
-    decoder = Decoder(samprate=RATE, loglevel="FATAL")
+    decoder = Decoder(samprate=RATE, loglevel="FATAL", maxhmmpf=MAX_HMMS_PER_FRAME)
     decoder.start_utt()
     decoder.process_raw(pcm16.tobytes(), full_utt=True)
     decoder.end_utt()
