@@ -237,6 +237,9 @@ def _bad(name: str, enroller: Enroller, heart: np.ndarray) -> tuple[np.ndarray, 
     r = enroller.renderer
     if name == "noise":
         return (0.1 * np.random.default_rng(0).normal(size=12 * 16_000)).astype(np.float32), 16_000, None
+    if name == "speech drowned in noise":
+        noise = np.random.default_rng(1).normal(size=len(heart)).astype(np.float32)
+        return heart + 4 * np.sqrt(np.mean(heart**2)) * noise, 24_000, None
     if name == "music":
         return _music(), 16_000, None
     if name == "two speakers":
@@ -257,6 +260,7 @@ def _bad(name: str, enroller: Enroller, heart: np.ndarray) -> tuple[np.ndarray, 
     ("name", "message"),
     [
         ("noise", "does not sound like speech"),
+        ("speech drowned in noise", "does not sound like speech: it is mostly noise"),
         ("music", "music"),
         ("two speakers", "more than one person"),
         ("reverb", "echoes"),

@@ -33,6 +33,9 @@ HOP10 = 160  # 10 ms, for the level's fall
 
 MIN_VOICED = 0.12
 """Below this voiced fraction the recording is noise, whispering or no speech."""
+NOISE_SNR_DB = 6.0
+"""... and with its loud parts less than this above its quiet ones, it is said to be mostly
+noise (speech drowned in hiss or a radio channel), not whispering."""
 MAX_STEADY = 0.75
 """Above this share of steady-pitch voiced frames (with many voiced frames) it is music or a tone."""
 MIN_FALL_DB = 15.0
@@ -85,9 +88,19 @@ def measure(x16k: np.ndarray) -> SpeechMeasures:
     return SpeechMeasures(voiced, steady, fall_db, pause_depth)
 
 
-def check_sound(x16k: np.ndarray, speech_seconds: float, text: str | None = None) -> SpeechMeasures:
-    """Refuse noise, music, heavy reverberation and a length far from the text's; the measures."""
+def check_sound(
+    x16k: np.ndarray, speech_seconds: float, text: str | None = None, snr_db: float | None = None
+) -> SpeechMeasures:
+    """Refuse noise, music, heavy reverberation and a length far from the text's; the measures.
+    ``snr_db`` (`Recording.snr_db`) lets a recording drowned in noise be told so."""
     m = measure(x16k)
+    if m.voiced < MIN_VOICED and snr_db is not None and snr_db < NOISE_SNR_DB:
+        raise EnrollmentError(
+            f"This does not sound like speech: it is mostly noise (the loudest parts are only "
+            f"{max(snr_db, 0.0):.0f} dB above the quietest, and a voice's pitch is heard in "
+            f"{m.voiced:.0%} of it): hiss, a radio channel, a fan or traffic. Record yourself "
+            "reading aloud in a quiet room, close to the microphone."
+        )
     if m.voiced < MIN_VOICED:
         raise EnrollmentError(
             f"This does not sound like speech (only {m.voiced:.0%} of it has a voice's pitch): "

@@ -202,7 +202,7 @@ def add(
     library.check_new_name(name)
     # Check the recording before asking anything or loading models.
     recording = prepare(*load_audio(path))
-    check_sound(recording.speech16k, recording.speech_seconds, text)
+    check_sound(recording.speech16k, recording.speech_seconds, text, recording.snr_db)
     confirm_consent(yes)
     settings = _enroll_settings(budget)
     err("loading the voice models…")

@@ -583,7 +583,7 @@ class Enroller:
                 "Enrolment needs your confirmation that the voice is your own or used with permission."
             )
         library.check_new_name(name)
-        checks.check_sound(recording.speech16k, recording.speech_seconds, text)
+        checks.check_sound(recording.speech16k, recording.speech_seconds, text, recording.snr_db)
         checks.check_one_speaker(recording.speech16k, self.embedder)
         settings = settings or EnrollSettings()
         result = match(
