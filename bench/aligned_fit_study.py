@@ -42,11 +42,11 @@ from tray_reader.speech.windows import speech_frames  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import guard, stock_profiles  # noqa: E402
-from tray_reader.voices.embedder import EMBED_RATE, SpeakerEmbedder, cosine, log_mel  # noqa: E402
-from tray_reader.voices.measure import ahs_distance, pitch_track  # noqa: E402
+from tray_reader.voices.embedder import EMBED_RATE, SpeakerEmbedder, log_mel  # noqa: E402
+from tray_reader.voices.measure import pitch_track  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
-from tray_reader.voices.style_fit import TIMBRE, FitSettings, StyleFit, _band_mask, _Fit  # noqa: E402
+from tray_reader.voices.style_fit import TIMBRE, FitSettings, StyleFit, _band_mask, subspace  # noqa: E402
 
 FRAME = 200
 """Samples at 16 kHz per frame (12.5 ms, Kokoro's pitch frames: 300 samples at 24 kHz)."""
@@ -223,7 +223,7 @@ GAP_FRAMES = 16
 """Pitch frames of silence put between the render's chunks (the recording pauses there too)."""
 
 
-class AlignedFit(_Fit):
+class AlignedFit(StyleFit):
     """The aligned fit: the decoder says the recording again, frame for frame.
 
     Part A speaks the recording's words (`chunks` of phoneme ids: the text the user read, or
@@ -235,7 +235,8 @@ class AlignedFit(_Fit):
     inside the recording's band, each band's mean over the stretch's speech frames removed
     on each side (a fixed channel cancels out), mean L1. The last quarter of the timeline is
     held out for early stopping. Log-mel values are floored 45 dB below the loudest
-    (`floored`)."""
+    (`floored`). StyleFit's subspace, packs, decoding and SPSA loop are reused; its
+    text-free features and loss are replaced (its __init__ is not called)."""
 
     def __init__(
         self,
@@ -246,7 +247,8 @@ class AlignedFit(_Fit):
         settings: FitSettings,
         speed: float = 1.0,
     ) -> None:
-        self._init_common(engine, start, settings)
+        self.engine, self.settings, self.start, self.evaluations = engine, settings, start, 0
+        self.directions, _ = subspace(settings.dims)
         chunks = [list(c) for c in chunks if c]
         if not chunks:
             raise ValueError("nothing to align: no phonemes")
@@ -372,15 +374,7 @@ def main() -> int:
     for ref in args.refs.split(","):
         (a, ra), (b, rb), exclude = be.clips(ref, renderer)
         rec = prepare(a, ra)
-        b16 = prepare(b, rb).speech16k
-        band = guard.band_gain(b16)
-        b_band = guard.limit_band(b16, band)
-        target = embedder.embed(b_band)
-
-        def measure(x: np.ndarray, band=band, b_band=b_band, target=target) -> tuple[float, float]:
-            x = guard.limit_band(x, band)
-            return 1 - cosine(embedder.embed(x), target), ahs_distance(x, b_band)
-
+        measure = be.distance_to(prepare(b, rb).speech16k, embedder)
         fit16k, _judged = guard.split(rec.speech16k)
         p = profiles.without(set(exclude))
         nearest = p.names[int(np.argmax(p.embeddings @ embedder.embed(fit16k)))]

@@ -43,6 +43,7 @@ import glob
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -157,6 +158,20 @@ def clips(
     )
 
 
+def distance_to(b16: np.ndarray, embedder: SpeakerEmbedder) -> Callable[[np.ndarray], tuple[float, float]]:
+    """d(audio) = (1 - encoder cosine, AHS distance) to clip B ``b16``, both sides through
+    clip B's band (as the guard measures the held-back part)."""
+    band = guard.band_gain(b16)
+    b_band = guard.limit_band(b16, band)
+    target = embedder.embed(b_band)
+
+    def d(audio16k: np.ndarray) -> tuple[float, float]:
+        audio16k = guard.limit_band(audio16k, band)
+        return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b_band)
+
+    return d
+
+
 def to16k(x: np.ndarray, rate: int) -> np.ndarray:
     if x.ndim == 2:
         x = x.mean(axis=1)
@@ -216,12 +231,8 @@ def main() -> int:
             print(f"{ref}: refused: {e}", flush=True)
             continue
         band = guard.band_gain(b16)
-        b16_band = guard.limit_band(b16, band)
-        target, target_one_sided = embedder.embed(b16_band), embedder.embed(b16)
-
-        def measure(audio16k: np.ndarray, b=b16_band, target=target, band=band) -> tuple[float, float]:
-            audio16k = guard.limit_band(audio16k, band)
-            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b)
+        target_one_sided = embedder.embed(b16)
+        measure = distance_to(b16, embedder)
 
         def measure_one_sided(
             audio16k: np.ndarray, b=b16, target=target_one_sided, band=band

@@ -30,8 +30,7 @@ from tray_reader.speech.engine import KokoroEngine  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import guard, stock_profiles  # noqa: E402
-from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
-from tray_reader.voices.measure import ahs_distance  # noqa: E402
+from tray_reader.voices.embedder import SpeakerEmbedder  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
 
@@ -45,14 +44,7 @@ def main() -> int:
         (a, ra), (b, rb), _ = be.clips(ref, renderer)
         clips[lang] = prepare(a, ra).speech16k, prepare(b, rb).speech16k
     for lang, other in (("English", "Spanish"), ("Spanish", "English")):
-        b16 = clips[lang][1]
-        band = guard.band_gain(b16)
-        b_band = guard.limit_band(b16, band)
-        target = embedder.embed(b_band)
-
-        def d(x: np.ndarray, band=band, b_band=b_band, target=target) -> tuple[float, float]:
-            x = guard.limit_band(x, band)
-            return 1 - cosine(embedder.embed(x), target), ahs_distance(x, b_band)
+        d = be.distance_to(clips[lang][1], embedder)
 
         nearest = profiles.names[int(np.argmax(profiles.embeddings @ embedder.embed(clips[lang][0])))]
         same, cross = d(clips[lang][0]), d(clips[other][0])

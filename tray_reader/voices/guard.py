@@ -227,19 +227,24 @@ WordErrors = Callable[[int, np.ndarray], "float | None"]
 recogniser to tell)."""
 
 
+def judge_text_errors(_i: int, judge_audio: np.ndarray) -> float | None:
+    """`WordErrors` on the render of the judging text alone."""
+    return intelligibility.word_errors(judge_audio, JUDGE_TEXT)
+
+
 def decide(
     stock_name: str,
     labels: Sequence[str],
     speak: Callable[[int], np.ndarray],
     judged16k: np.ndarray,
     embedder: SpeakerEmbedder,
-    word_errors: WordErrors | None = None,
+    word_errors: WordErrors = judge_text_errors,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
     Of the voices closer by the two measures (`winners`), the first that a recogniser
     understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
-    ``word_errors(i, its render of the judging text)``, by default on that render alone;
+    ``word_errors(i, its render of the judging text)``, by default `judge_text_errors`;
     enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
     over, and the user told. Without a recogniser that is not checked, and the message says so.
 
@@ -249,11 +254,6 @@ def decide(
     band = band_gain(judged16k)
     judged = _Measured.of(limit_band(judged16k, band), embedder)
     audio = [speak(i) for i in range(len(labels))]
-    if word_errors is None:
-
-        def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-            return intelligibility.word_errors(judge_audio, JUDGE_TEXT)
-
     renders = [_Measured.of(limit_band(a, band), embedder) for a in audio]
     target, cj = pooled(judged.windows), covariance(judged.feats)
     wins = win_shares(renders, judged)

@@ -124,25 +124,34 @@ def nearest_frame_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(0.5 * (d.min(axis=1).mean() + d.min(axis=0).mean()))
 
 
-class _Fit:
-    """What both fits share: the subspace, the packs they make, and the SPSA loop.
+class StyleFit:
+    """One fit: the features of the spoken text and the recording's frames, made once."""
 
-    A fit defines `crop_loss` (one probe's loss on a stretch of frames), `held_loss` (the
-    early-stopping check) and `_crop` (the stretch a step probes)."""
-
-    engine: KokoroEngine
-    settings: FitSettings
-    start: np.ndarray
-    evaluations: int
-    _row: np.ndarray
-
-    def _init_common(self, engine: KokoroEngine, start: np.ndarray, settings: FitSettings) -> None:
+    def __init__(
+        self,
+        engine: KokoroEngine,
+        ids: Sequence[int],
+        start: np.ndarray,
+        fit16k: np.ndarray,
+        settings: FitSettings,
+    ) -> None:
         if engine.features is None or engine.decoder is None:
             raise ValueError("the style fit needs the split model (part A and part B)")
         self.engine = engine
         self.settings = settings
         self.start = start
+        ids = list(ids)[: settings.max_ids]
+        part_a = engine.part_a(ids, start, 1.0)
+        assert part_a is not None
+        lo, hi = speech_frames(part_a.asr)
+        self._lo, self._hi = lo, hi
+        self._part_a = part_a
+        self._row = start[len(ids), 0].copy()
         self.directions, _ = subspace(settings.dims)
+        self.bands = _band_mask(fit16k)
+        cut = int(len(fit16k) * 0.75)
+        self.train = frames(fit16k[:cut], self.bands)
+        self.held = frames(fit16k[cut:], self.bands)
         self.evaluations = 0
 
     def style(self, z: np.ndarray) -> np.ndarray:
@@ -150,10 +159,10 @@ class _Fit:
         row[:TIMBRE] += z.astype(np.float32) @ self.directions
         return np.asarray(row.reshape(1, 256))
 
-    def pack(self, z: np.ndarray) -> np.ndarray:
-        pack = self.start.copy()
-        pack[:, 0, :TIMBRE] += (z.astype(np.float32) @ self.directions)[None, :]
-        return pack
+    def speak16k(self, z: np.ndarray, span: tuple[int, int] | None = None) -> np.ndarray:
+        """16 kHz audio of frames `span` (default: the speech) with change `z`."""
+        p = self._part_a
+        return self._decode16k(z, (p.asr, p.f0, p.energy, p.phase), span or (self._lo, self._hi))
 
     def _decode16k(
         self,
@@ -161,8 +170,8 @@ class _Fit:
         features: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
         span: tuple[int, int],
     ) -> np.ndarray:
-        """16 kHz audio of frames `span` of (asr, f0, energy, phase), in one decoder window
-        with the streaming decoder's context on each side."""
+        """16 kHz audio of frames `span` of part A's (asr, f0, energy, phase), in one decoder
+        window with the streaming decoder's context on each side."""
         decoder = self.engine.decoder
         assert decoder is not None
         a, b = span
@@ -185,13 +194,26 @@ class _Fit:
         return np.asarray(soxr.resample(out, SAMPLE_RATE, EMBED_RATE).astype(np.float32))
 
     def crop_loss(self, z: np.ndarray, span: tuple[int, int]) -> float:
-        raise NotImplementedError
+        """Mean L1 distance of a crop's frames to their nearest fit frames."""
+        got = frames(self.speak16k(z, span), self.bands)
+        d = np.abs(got[:, None, :] - self.train[None, :, :]).mean(axis=2)
+        return float(d.min(axis=1).mean())
 
     def held_loss(self, z: np.ndarray) -> float:
-        raise NotImplementedError
+        """Symmetric nearest-frame distance of the whole text's speech to the held-out frames."""
+        return nearest_frame_distance(frames(self.speak16k(z), self.bands), self.held)
 
     def _crop(self, rng: np.random.Generator) -> tuple[int, int]:
-        raise NotImplementedError
+        n = self.settings.crop_frames
+        if self._hi - self._lo <= n:
+            return self._lo, self._hi
+        a = int(rng.integers(self._lo, self._hi - n))
+        return a, a + n
+
+    def pack(self, z: np.ndarray) -> np.ndarray:
+        pack = self.start.copy()
+        pack[:, 0, :TIMBRE] += (z.astype(np.float32) @ self.directions)[None, :]
+        return pack
 
     def run(
         self,
@@ -242,51 +264,3 @@ class _Fit:
             evaluations=self.evaluations,
             seconds=time.monotonic() - t0,
         )
-
-
-class StyleFit(_Fit):
-    """The text-free fit: the features of a text, made once, against the recording's frames
-    by nearest-frame distance."""
-
-    def __init__(
-        self,
-        engine: KokoroEngine,
-        ids: Sequence[int],
-        start: np.ndarray,
-        fit16k: np.ndarray,
-        settings: FitSettings,
-    ) -> None:
-        self._init_common(engine, start, settings)
-        ids = list(ids)[: settings.max_ids]
-        part_a = engine.part_a(ids, start, 1.0)
-        assert part_a is not None
-        lo, hi = speech_frames(part_a.asr)
-        self._lo, self._hi = lo, hi
-        self._part_a = part_a
-        self._row = start[len(ids), 0].copy()
-        self.bands = _band_mask(fit16k)
-        cut = int(len(fit16k) * 0.75)
-        self.train = frames(fit16k[:cut], self.bands)
-        self.held = frames(fit16k[cut:], self.bands)
-
-    def speak16k(self, z: np.ndarray, span: tuple[int, int] | None = None) -> np.ndarray:
-        """16 kHz audio of frames `span` (default: the speech) with change `z`."""
-        p = self._part_a
-        return self._decode16k(z, (p.asr, p.f0, p.energy, p.phase), span or (self._lo, self._hi))
-
-    def crop_loss(self, z: np.ndarray, span: tuple[int, int]) -> float:
-        """Mean L1 distance of a crop's frames to their nearest fit frames."""
-        got = frames(self.speak16k(z, span), self.bands)
-        d = np.abs(got[:, None, :] - self.train[None, :, :]).mean(axis=2)
-        return float(d.min(axis=1).mean())
-
-    def held_loss(self, z: np.ndarray) -> float:
-        """Symmetric nearest-frame distance of the whole text's speech to the held-out frames."""
-        return nearest_frame_distance(frames(self.speak16k(z), self.bands), self.held)
-
-    def _crop(self, rng: np.random.Generator) -> tuple[int, int]:
-        n = self.settings.crop_frames
-        if self._hi - self._lo <= n:
-            return self._lo, self._hi
-        a = int(rng.integers(self._lo, self._hi - n))
-        return a, a + n
