@@ -276,6 +276,8 @@ def main() -> int:
         row["wer_guarded"] = wer(NEW_TEXT, asr.recognise(speak(final.best, NEW_TEXT), 16_000))
         rows.append(row)
         print(f"{ref}: nearest {final.nearest_stock}; kept {final.best.label!r}")
+        cut = " (cut by the time caps)" if final.cut_by_time else ""
+        print(f"    {final.random_blends} random blends, {final.fit_steps} fit steps{cut}; {took:.0f} s")
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
         raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS))
         print(f"    d to clip B (1 - encoder cosine / AHS; ceiling = clip A): {raw}")

@@ -10,9 +10,9 @@ import soxr
 
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError, VoiceError
-from tray_reader.voices import stock_profiles
+from tray_reader.voices import intelligibility, stock_profiles
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
-from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack
+from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack, match
 from tray_reader.voices.library import VoiceLibrary
 from tray_reader.voices.measure import ahs_distance
 from tray_reader.voices.preprocess import prepare
@@ -51,7 +51,15 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     recording = prepare(r.render(pack, 1.0, [TEXT_A]), 24_000)
     progress: list[tuple[float, str]] = []
     lib = VoiceLibrary(tmp_path)
-    settings = EnrollSettings(budget_seconds=5, fit_seconds=10, exclude=(HELD_OUT,))
+    # Counts, not the clock, end the search and the fit (the caps are far away).
+    settings = EnrollSettings(
+        budget_seconds=120,
+        fit_seconds=120,
+        refit_rounds=1,
+        random_blends=3,
+        fit_steps=8,
+        exclude=(HELD_OUT,),
+    )
     info, result = enroller.enroll(
         lib,
         "emma-like",
@@ -66,6 +74,9 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert progress[-1][0] == 1.0 and all(0 <= f <= 1 for f, _ in progress)
     assert np.array_equal(lib.pack("emma-like"), result.pack)
     assert "nearest stock voice" in result.summary()
+    assert (result.random_blends, result.fit_steps, result.cut_by_time) == (3, 8, False)
+    assert info.scores["search"] == {"random_blends": 3, "fit_steps": 8, "cut_by_time": False}
+    assert "busy" not in result.summary()
 
     # Judge on words the enrolment never heard, by the encoder and by the MFCC measure.
     truth = soxr.resample(r.render(pack, 1.0, [TEXT_B]), 24_000, 16_000)
@@ -111,6 +122,47 @@ def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, tmp_p
     with pytest.raises(EnrollmentError, match="cancelled"):
         enroller.enroll(lib, "me", recording, consent=True, cancel=cancel)
     assert [v.name for v in lib.list() if v.kind != "stock"] == []
+
+
+@pytest.fixture
+def no_recogniser(monkeypatch):
+    """The guard without its intelligibility check (tested in test_enroll_guard.py), to save time."""
+    monkeypatch.setattr(intelligibility, "available", lambda: False)
+
+
+def test_the_same_recording_gives_the_same_voice(enroller, no_recogniser):
+    """Counts, not the clock, end the search and the fit, so a second enrolment of one
+    recording (here under the load of the first) makes the same pack."""
+    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+    settings = EnrollSettings(
+        budget_seconds=120,
+        fit_seconds=120,
+        fit_blend=False,
+        match_pitch=False,
+        random_blends=2,
+        fit_steps=4,
+        match_prosody=False,
+        exclude=("am_adam",),
+    )
+    runs = [
+        match(recording, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
+        for _ in "ab"
+    ]
+    assert [(r.random_blends, r.fit_steps, r.cut_by_time) for r in runs] == [(2, 4, False)] * 2
+    assert runs[0].fitted is not None and runs[1].fitted is not None
+    assert np.array_equal(runs[0].fitted.pack, runs[1].fitted.pack)
+    assert runs[0].best.label == runs[1].best.label and np.array_equal(runs[0].pack, runs[1].pack)
+    assert runs[0].tried == runs[1].tried
+
+
+def test_a_search_cut_short_by_its_time_cap_says_so(enroller, no_recogniser):
+    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+    settings = EnrollSettings(
+        budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
+    )
+    result = match(recording, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
+    assert result.random_blends == 0 and result.cut_by_time
+    assert "busy" in result.summary() and "idle" in result.summary()
 
 
 def test_fit_simplex_recovers_a_convex_combination():

@@ -283,7 +283,9 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         lambda: Enroller(renderer, SpeakerEmbedder.load(), stock_profiles.load()),
         switched.append,
         lambda: microphones.pop()(),
-        settings=EnrollSettings(budget_seconds=5, fit_seconds=10, exclude=(HELD_OUT,)),
+        settings=EnrollSettings(
+            budget_seconds=60, fit_seconds=60, random_blends=2, fit_steps=6, exclude=(HELD_OUT,)
+        ),
         play=lambda audio, rate: heard.append((audio, rate)),
     )
     heard: list[tuple[np.ndarray, int]] = []

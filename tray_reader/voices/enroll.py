@@ -11,11 +11,13 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
-5. while the search's time budget lasts: refits of the fitted blend (the goal embedding moved by what
-   the last fitted blend's speech missed), then random blends around the best one (Dirichlet
-   weights over the top voices).
+5. refits of the fitted blend (the goal embedding moved by what the last fitted blend's
+   speech missed), then random blends around the best one (Dirichlet weights over the top
+   voices);
 6. the style fit (style_fit.py): dims 0-127 of the search's best moved, without gradients,
    so the decoder's speech matches the fit part's frames (channel-robust, text-free loss);
+   steps 5 and 6 run fixed counts (`random_blends`, `fit_steps`), so the same recording gives
+   the same voice; their time caps only stop them on a busy machine, and the result says so;
 7. prosody (`match_prosody`): the nearest stock voice, the blend and the fitted style, each
    also read at the speaker's pitch level, pitch range and rate (measured on the fit part and
    on the voice's own render by the same checked pitch track), stored with the voice and
@@ -67,10 +69,17 @@ class EnrollSettings:
     """How hard enrolment works."""
 
     budget_seconds: float = 35.0
-    """Wall-clock time for the blend search; the best candidate so far is kept when it ends."""
+    """Longest wall-clock time for the blend search: a cap on a busy machine (the best
+    candidate so far is kept when it ends); on an idle one `random_blends` ends it first."""
     fit_seconds: float = 35.0
-    """Wall-clock time for the style fit after the search (0: no fit); the prosody step and
-    the guard then take a few renders, so enrolment takes about budget + fit + 30 s."""
+    """Longest wall-clock time for the style fit after the search (0: no fit), a cap as
+    above; the prosody step and the guard then take a few renders, so enrolment takes at
+    most about budget + fit + 30 s."""
+    random_blends: int = 20
+    """Random blends the search tries after its fixed steps. A count, not a time, so the same
+    recording gives the same voice (unless the cap above cuts it; the voice's info says so)."""
+    fit_steps: int = 54
+    """SPSA steps of the style fit (a count, for the same reason)."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -154,6 +163,13 @@ class EnrollResult:
     """Speech held back for the guard."""
     judged: tuple[Candidate, ...] = ()
     """Every candidate the guard judged, in the order of `verdict.judgements`."""
+    random_blends: int = 0
+    """Random blends tried (`EnrollSettings.random_blends` unless time or a cancel cut it)."""
+    fit_steps: int = 0
+    """SPSA steps of the style fit (`EnrollSettings.fit_steps` unless time or a cancel cut it)."""
+    cut_by_time: bool = False
+    """The search or the fit stopped at its time cap before its count: a busy machine; the
+    same recording enrolled on an idle one may give another voice."""
 
     @property
     def fell_back(self) -> bool:
@@ -164,10 +180,16 @@ class EnrollResult:
         if self.verdict is None:
             return f"nearest stock voice {self.nearest_stock}"
         v = self.verdict
-        return (
+        text = (
             f"{v.message}. Score on the held-back part: MFCC distance {v.chosen.ahs:.3f} "
             f"(nearest stock voice {self.nearest_stock}: {v.stock.ahs:.3f})"
         )
+        if self.cut_by_time:
+            text += (
+                ". The computer was busy, so the search stopped at its time limit before its "
+                "last steps: enrolling again when it is idle may find a closer voice"
+            )
+        return text
 
 
 def blend(weights: dict[str, float]) -> np.ndarray:
@@ -260,9 +282,10 @@ def match(
     def step(fraction: float, message: str) -> None:
         progress(min(1.0, fraction), message)
 
+    pace = _Pace(settings)
+
     def elapsed_fraction() -> float:
-        total = settings.budget_seconds + settings.fit_seconds + JUDGE_SECONDS
-        return (time.monotonic() - t0) / max(total, 1e-6)
+        return pace(len(search.tried) / (5 + settings.refit_rounds + settings.random_blends))
 
     step(0.0, f"nearest stock voice: {nearest}")
     single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
@@ -350,11 +373,11 @@ def match(
             got = search.last_embedding if search.last_embedding is not None else got
             if s > best_sim:
                 best, best_sim, best_audio = c, s, audio
+    i = 0
     if settings.random_search:
         rng = np.random.default_rng(settings.seed)
         pool = names[: max(1, min(settings.search_k, len(names)))]
-        i = 0
-        while not out_of_time():
+        while i < settings.random_blends and not out_of_time():
             i += 1
             centre = np.array([best.timbre.get(n, 0.0) for n in pool]) + 0.02
             tw = rng.dirichlet(centre / centre.sum() * 30)
@@ -371,25 +394,25 @@ def match(
 
     searched = best
     fitted_style = None
+    fit_steps = 0
     if settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None:
-        fitted_style = _fit_style(renderer, best, texts, fit16k, settings, cancel, step, elapsed_fraction)
+        pace.enter(1)
+        fitted_style, fit_steps = _fit_style(renderer, best, texts, fit16k, settings, cancel, step, pace)
+    pace.enter(2)
     judged: list[Candidate] = [single]
     for option in (initial, fitted_candidate, before_search, best, fitted_style):
         if option is not None and all(option.label != p.label for p in judged):
             judged.append(option)
     if settings.match_prosody and not cancel.is_set():
-        step(min(0.98, elapsed_fraction()), "matching your pitch and speaking rate")
+        step(pace(), "matching your pitch and speaking rate")
         speaker = SpeakerProsody.of(fit16k)
         for base in (single, initial, fitted_style):
             if base is not None and speaker is not None and not cancel.is_set():
-                step(min(0.98, elapsed_fraction()), f"matching your pitch and speaking rate ({base.label})")
+                step(pace(), f"matching your pitch and speaking rate ({base.label})")
                 matched = match_prosody(base, speaker, renderer, texts, guard.band_gain(fit16k))
                 if matched is not None:
                     judged.append(matched)
-    # The fraction follows the time (budget + fit + JUDGE_SECONDS), so the time left stays true.
-    step(
-        min(0.99, elapsed_fraction()), f"judging {len(judged)} voices on the part of your recording held back"
-    )
+    step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
     def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
         """The recogniser's word errors on candidate i saying JUDGE_TEXT (the guard's render)
@@ -433,7 +456,33 @@ def match(
         fit_seconds=len(fit16k) / 16_000,
         judged_seconds=len(judged16k) / 16_000,
         judged=tuple(judged),
+        random_blends=i,
+        fit_steps=fit_steps,
+        cut_by_time=not cancel.is_set()
+        and (
+            (settings.random_search and i < settings.random_blends)
+            or (fitted_style is not None and fit_steps < settings.fit_steps)
+        ),
     )
+
+
+class _Pace:
+    """The fraction done, for the progress report (and so the time left): the search, the
+    fit and the last part (prosody and judging) weighted by their nominal times; within one,
+    the larger of the share of its work done and the share of its time cap used."""
+
+    def __init__(self, settings: EnrollSettings) -> None:
+        self.weights = (settings.budget_seconds, settings.fit_seconds, JUDGE_SECONDS)
+        self.phase = 0
+        self.started = time.monotonic()
+
+    def enter(self, phase: int) -> None:
+        self.phase, self.started = phase, time.monotonic()
+
+    def __call__(self, done: float = 0.0) -> float:
+        w, p = self.weights, self.phase
+        used = (time.monotonic() - self.started) / max(w[p], 1e-6)
+        return min(0.99, (sum(w[:p]) + w[p] * min(1.0, max(done, used))) / max(sum(w), 1e-6))
 
 
 def _fit_style(
@@ -444,26 +493,33 @@ def _fit_style(
     settings: EnrollSettings,
     cancel: threading.Event,
     step: Progress,
-    elapsed_fraction: Callable[[], float],
-) -> Candidate:
+    pace: _Pace,
+) -> tuple[Candidate, int]:
+    """The fitted style as a candidate, and the SPSA steps run."""
     from tray_reader.voices.style_fit import FitSettings, StyleFit
 
     ids = [i for chunk in renderer.ids(" ".join(texts)) for i in chunk]
-    fit = StyleFit(renderer.engine, ids, build_pack(start), fit16k, FitSettings(seed=settings.seed))
+    fit = StyleFit(
+        renderer.engine,
+        ids,
+        build_pack(start),
+        fit16k,
+        FitSettings(seed=settings.seed, max_steps=settings.fit_steps),
+    )
     deadline = time.monotonic() + settings.fit_seconds
 
     def report(n: int, loss: float) -> None:
-        left = max(0.0, deadline - time.monotonic())
         step(
-            min(0.96, elapsed_fraction()),
-            f"fitting the voice to your recording (step {n}, {left:.0f} s left)",
+            pace(n / max(1, settings.fit_steps)),
+            f"fitting the voice to your recording (step {n} of {settings.fit_steps})",
         )
 
-    step(min(0.96, elapsed_fraction()), "fitting the voice to your recording")
+    step(pace(), "fitting the voice to your recording")
     result = fit.run(deadline, cancel, report)
-    return Candidate(
+    fitted = Candidate(
         f"fitted style from {start.label}", start.timbre, start.prosody, start.speed, pack=result.pack
     )
+    return fitted, result.steps
 
 
 SPREAD_LIMITS = (0.6, 1.6)
@@ -621,6 +677,11 @@ class Enroller:
                 "speech_seconds": round(recording.speech_seconds, 2),
                 "snr_db": round(min(recording.snr_db, 99.0), 1),
                 "judged": judged,
+                "search": {
+                    "random_blends": result.random_blends,
+                    "fit_steps": result.fit_steps,
+                    "cut_by_time": result.cut_by_time,
+                },
             },
             settings={
                 "speed": round(result.best.speed, 3),
@@ -629,6 +690,8 @@ class Enroller:
                 "timbre": {k: round(v, 4) for k, v in result.best.timbre.items()},
                 "prosody": {k: round(v, 4) for k, v in result.best.prosody.items()},
                 "budget_seconds": settings.budget_seconds,
+                "random_blends": settings.random_blends,
+                "fit_steps": settings.fit_steps,
                 "top_k": settings.top_k,
                 "text": text or "",
             },
