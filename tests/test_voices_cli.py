@@ -104,7 +104,7 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
     assert soundfile.info(str(out)).duration > 0.3
 
 
-def _enrolled(method: str, settings: dict, fell_back: bool = False):
+def _enrolled(method: str, settings: dict, fell_back: bool = False, cut_by_time: bool = False):
     from tray_reader.voices.library import VoiceInfo
 
     judged = {
@@ -115,7 +115,8 @@ def _enrolled(method: str, settings: dict, fell_back: bool = False):
         "enc": 0.84,
         "stock_enc": 0.8,
     }
-    scores = {"nearest_stock": "af_kore", "judged": judged}
+    search = {"random_blends": 20 - 12 * cut_by_time, "fit_steps": 54, "cut_by_time": cut_by_time}
+    scores = {"nearest_stock": "af_kore", "judged": judged, "search": search}
     return VoiceInfo("me", "enrolled", "2026-12-02T00:00:00+00:00", method, scores=scores, settings=settings)
 
 
@@ -147,3 +148,11 @@ def test_voice_list_says_how_an_enrolled_voice_was_made_and_its_judged_score(
     assert says in line
     assert "MFCC distance 0.660 vs nearest stock af_kore 0.750" in line
     assert "speaker encoder 0.84 vs 0.80" in line
+
+
+def test_voice_list_says_when_a_busy_computer_cut_the_search_short():
+    from tray_reader.voices.commands import describe
+
+    assert "busy" not in describe(_enrolled("top-5 blend", {}), None)
+    line = describe(_enrolled("top-5 blend", {}, cut_by_time=True), None)
+    assert "blend of stock voices (search cut short: the computer was busy);" in line

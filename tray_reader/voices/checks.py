@@ -33,9 +33,15 @@ HOP10 = 160  # 10 ms, for the level's fall
 
 MIN_VOICED = 0.12
 """Below this voiced fraction the recording is noise, whispering or no speech."""
-NOISE_SNR_DB = 6.0
-"""... and with its loud parts less than this above its quiet ones, it is said to be mostly
-noise (speech drowned in hiss or a radio channel), not whispering."""
+NOISE_SNR_DB = 8.0
+"""A recording whose loud parts stand less than this above its quiet ones is mostly noise
+(speech drowned in hiss, a fan or a radio channel), however much pitch is still heard in it:
+a voice made from it would copy the noise. Clean recordings measure 20-80 dB, speech under
+white noise of its own level about 7 dB. Only with a voiced share below `NOISY_VOICED`:
+music and speech without pauses measure low too, since the quiet parts are then the notes'
+or syllables' own."""
+NOISY_VOICED = 0.4
+"""Voiced share under which a low `NOISE_SNR_DB` means noise (clean speech mostly 0.4-0.9)."""
 MAX_STEADY = 0.75
 """Above this share of steady-pitch voiced frames (with many voiced frames) it is music or a tone."""
 MIN_FALL_DB = 15.0
@@ -94,11 +100,12 @@ def check_sound(
     """Refuse noise, music, heavy reverberation and a length far from the text's; the measures.
     ``snr_db`` (`Recording.snr_db`) lets a recording drowned in noise be told so."""
     m = measure(x16k)
-    if m.voiced < MIN_VOICED and snr_db is not None and snr_db < NOISE_SNR_DB:
+    if snr_db is not None and snr_db < NOISE_SNR_DB and m.voiced < NOISY_VOICED:
         raise EnrollmentError(
-            f"This does not sound like speech: it is mostly noise (the loudest parts are only "
-            f"{max(snr_db, 0.0):.0f} dB above the quietest, and a voice's pitch is heard in "
-            f"{m.voiced:.0%} of it): hiss, a radio channel, a fan or traffic. Record yourself "
+            f"This recording is mostly noise: its loudest parts are only {max(snr_db, 0.0):.0f} dB "
+            "above its quietest (clear speech stands 20 dB or more above the quiet between words), "
+            f"and a voice's pitch is heard in {m.voiced:.0%} of it. A voice made from it would copy "
+            "the hiss, fan, traffic or radio channel. Record yourself "
             "reading aloud in a quiet room, close to the microphone."
         )
     if m.voiced < MIN_VOICED:

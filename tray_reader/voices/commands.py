@@ -68,6 +68,9 @@ def made_by(info: VoiceInfo) -> str:
         recipe += (
             f", at your pitch (x{prosody.pitch:.2f}, range x{prosody.spread:.2f}, speed {info.speed:.2f})"
         )
+    search = info.scores.get("search")
+    if isinstance(search, dict) and search.get("cut_by_time"):
+        recipe += " (search cut short: the computer was busy)"
     return recipe
 
 
