@@ -284,7 +284,12 @@ def test_window_enrols_a_file_under_xvfb(desktop, engine, phonemizer, tmp_path, 
         switched.append,
         lambda: microphones.pop()(),
         settings=EnrollSettings(
-            budget_seconds=60, fit_seconds=60, random_blends=2, fit_steps=6, exclude=(HELD_OUT,)
+            budget_seconds=60,
+            fit_seconds=60,
+            refit_rounds=0,
+            random_blends=1,
+            fit_steps=3,
+            exclude=(HELD_OUT,),
         ),
         play=lambda audio, rate: heard.append((audio, rate)),
     )
