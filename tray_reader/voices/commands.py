@@ -70,7 +70,7 @@ def made_by(info: VoiceInfo) -> str:
         )
     search = info.scores.get("search")
     if isinstance(search, dict) and search.get("cut_by_time"):
-        recipe += " (search cut short: the computer was busy)"
+        recipe += " (search cut short: the computer was busy or slow)"
     return recipe
 
 

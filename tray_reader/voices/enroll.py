@@ -168,7 +168,7 @@ class EnrollResult:
     fit_steps: int = 0
     """SPSA steps of the style fit (`EnrollSettings.fit_steps` unless time or a cancel cut it)."""
     cut_by_time: bool = False
-    """The search or the fit stopped at its time cap before its count: a busy machine; the
+    """The search or the fit stopped at its time cap before its count: a busy or slow machine; the
     same recording enrolled on an idle one may give another voice."""
 
     @property
@@ -186,8 +186,8 @@ class EnrollResult:
         )
         if self.cut_by_time:
             text += (
-                ". The computer was busy, so the search stopped at its time limit before its "
-                "last steps: enrolling again when it is idle may find a closer voice"
+                ". The computer was busy or slow, so the search stopped at its time limit "
+                "before its last steps: enrolling again when it is idle may find a closer voice"
             )
         return text
 
