@@ -283,9 +283,11 @@ def match(
         progress(min(1.0, fraction), message)
 
     pace = _Pace(settings)
+    # Renders the search plans: stock, blend, fitted blend, pitch, rate, refits, random blends.
+    planned = 5 + settings.refit_rounds + (settings.random_blends if settings.random_search else 0)
 
     def elapsed_fraction() -> float:
-        return pace(len(search.tried) / (5 + settings.refit_rounds + settings.random_blends))
+        return pace(len(search.tried) / planned)
 
     step(0.0, f"nearest stock voice: {nearest}")
     single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
