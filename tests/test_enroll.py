@@ -56,8 +56,8 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
         budget_seconds=120,
         fit_seconds=120,
         refit_rounds=0,
-        random_blends=2,
-        fit_steps=6,
+        random_blends=1,
+        fit_steps=3,
         exclude=(HELD_OUT,),
     )
     info, result = enroller.enroll(
@@ -73,11 +73,11 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert result.nearest_stock != HELD_OUT
     fractions = [f for f, _ in progress]
     assert fractions[-1] == 1.0 and fractions == sorted(fractions) and fractions[0] >= 0
-    assert any("step 6 of 6" in m for _, m in progress)
+    assert any("step 3 of 3" in m for _, m in progress)
     assert np.array_equal(lib.pack("emma-like"), result.pack)
     assert "nearest stock voice" in result.summary()
-    assert (result.random_blends, result.fit_steps, result.cut_by_time) == (2, 6, False)
-    assert info.scores["search"] == {"random_blends": 2, "fit_steps": 6, "cut_by_time": False}
+    assert (result.random_blends, result.fit_steps, result.cut_by_time) == (1, 3, False)
+    assert info.scores["search"] == {"random_blends": 1, "fit_steps": 3, "cut_by_time": False}
     assert "busy" not in result.summary()
 
     # Judge on words the enrolment never heard, by the encoder and by the MFCC measure.
