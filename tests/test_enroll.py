@@ -35,6 +35,12 @@ def enroller(engine, phonemizer):
     )
 
 
+@pytest.fixture(scope="module")
+def adam(enroller):
+    """am_adam reading TEXT_A, prepared as a recording (shared: a render takes seconds)."""
+    return prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+
+
 def test_stock_profiles_are_shipped_and_consistent():
     p = stock_profiles.load()
     assert list(p.names) == [v.name for v in model_files.stock_voices()]
@@ -112,9 +118,9 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert back.scores == info.scores and back.method == info.method and back.kind == "enrolled"
 
 
-def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, tmp_path):
+def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, adam, tmp_path):
+    recording = adam
     lib = VoiceLibrary(tmp_path)
-    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
     with pytest.raises(EnrollmentError, match="confirmation"):
         enroller.enroll(lib, "me", recording, consent=False)
     with pytest.raises(VoiceError, match="stock voice"):
@@ -132,10 +138,10 @@ def no_recogniser(monkeypatch):
     monkeypatch.setattr(intelligibility, "available", lambda: False)
 
 
-def test_the_same_recording_gives_the_same_voice(enroller, no_recogniser):
+def test_the_same_recording_gives_the_same_voice(enroller, adam, no_recogniser):
     """Counts, not the clock, end the search and the fit, so a second enrolment of one
     recording (here under the load of the first) makes the same pack."""
-    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+    recording = adam
     settings = EnrollSettings(
         budget_seconds=120,
         fit_seconds=120,
@@ -157,8 +163,8 @@ def test_the_same_recording_gives_the_same_voice(enroller, no_recogniser):
     assert runs[0].tried == runs[1].tried
 
 
-def test_a_search_cut_short_by_its_time_cap_says_so(enroller, no_recogniser):
-    recording = prepare(enroller.renderer.render(model_files.stock_pack("am_adam"), 1.0, [TEXT_A]), 24_000)
+def test_a_search_cut_short_by_its_time_cap_says_so(enroller, adam, no_recogniser):
+    recording = adam
     settings = EnrollSettings(
         budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
     )
