@@ -7,7 +7,8 @@ Alignment: a render of the recording's words (the text read, or the phones pocke
 phone loop hears: any language heard as US English phones) is aligned to the fit part by
 dynamic time warping on cepstra with each utterance's mean removed plus a loudness cue, at
 Kokoro's pitch-frame rate (12.5 ms). Symmetric (1,1), (1,2), (2,1) steps; the render's end
-is free. Part A's `asr` columns and energy are moved onto the recording's timeline; the f0 is
+is free (its own DTW, kept as it was measured; enrolment's alignment of a text to a recording
+is tray_reader/voices/align.py). Part A's `asr` columns and energy are moved onto the recording's timeline; the f0 is
 the recording's own checked pitch track. Each SPSA probe decodes a stretch of that timeline
 and compares it with the same stretch of the recording: log-mel inside the recording's band,
 floored 45 dB below the loudest, each band's mean removed on each side, mean L1.

@@ -163,14 +163,23 @@ def test_the_same_recording_gives_the_same_voice(enroller, adam, no_recogniser):
     assert runs[0].tried == runs[1].tried
 
 
-def test_a_search_cut_short_by_its_time_cap_says_so(enroller, adam, no_recogniser):
-    recording = adam
+def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words_said(
+    enroller, adam, no_recogniser
+):
+    """The recording says TEXT_A; the text given goes on with TEXT_B (a passage stopped
+    early): the search renders the words said and the summary says how many."""
     settings = EnrollSettings(
         budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
     )
-    result = match(recording, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
+    text = f"{TEXT_A} {TEXT_B}"
+    result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, text, settings)
     assert result.random_blends == 0 and result.cut_by_time
     assert "busy" in result.summary() and "idle" in result.summary()
+    said = len(TEXT_A.split())
+    assert result.said is not None and result.said.first == 0 and abs(result.said.end - said) <= 1
+    assert result.said.total == said + len(TEXT_B.split()) and result.said.usable
+    assert result.text is not None and result.text.startswith(TEXT_A[:-2]) and "Stella" not in result.text
+    assert f"says the first {result.said.end} of the text's {result.said.total} words" in result.summary()
 
 
 def test_fit_simplex_recovers_a_convex_combination():

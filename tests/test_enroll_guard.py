@@ -254,8 +254,6 @@ def _bad(name: str, enroller: Enroller, heart: np.ndarray) -> tuple[np.ndarray, 
         return _reverb(heart, 24_000), 24_000, TEXT_A
     if name == "clipping":
         return np.clip(heart * 40, -1, 1), 24_000, TEXT_A
-    if name == "shorter":
-        return heart, 24_000, " ".join([TEXT_A] * 3)
     if name == "longer":
         return heart, 24_000, TEXT_B[:30]
     raise AssertionError(name)
@@ -273,7 +271,6 @@ def _bad(name: str, enroller: Enroller, heart: np.ndarray) -> tuple[np.ndarray, 
         ("two speakers", "more than one person"),
         ("reverb", "echoes"),
         ("clipping", "clipped"),
-        ("shorter", "much shorter than its text"),
         ("longer", "much longer than its text"),
     ],
 )

@@ -94,7 +94,13 @@ def cmd_voice(args: argparse.Namespace) -> int:
     if what in (None, "list"):
         commands.list_voices(lib)
     elif what == "add":
-        commands.add(lib, args.name, Path(args.file), args.text, args.yes, args.budget, args.threads)
+        text = args.text
+        if args.text_file is not None:
+            try:
+                text = Path(args.text_file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise TrayReaderError(f"Cannot read the text file {args.text_file}: {e}") from e
+        commands.add(lib, args.name, Path(args.file), text, args.yes, args.budget, args.threads)
     elif what == "record":
         commands.record_and_add(lib, args.name, args.yes, args.budget, args.seconds, threads=args.threads)
     elif what == "use":
@@ -123,10 +129,14 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
     add = vs.add_parser("add", help="make a voice that sounds like a recording (WAV, FLAC, OGG, MP3)")
     add.add_argument("name")
     add.add_argument("file")
-    add.add_argument("--text", help="the words said in the recording (helps match the speaking rate)")
+    said = add.add_mutually_exclusive_group()
+    said.add_argument(
+        "--text", help="the words said in the recording, or a text it reads part of (helps the match)"
+    )
+    said.add_argument("--text-file", help="the same, from a UTF-8 text file")
     rec = vs.add_parser("record", help="record yourself reading a passage, then make a voice from it")
     rec.add_argument("name")
-    rec.add_argument("--seconds", type=float, default=20.0, help="longest recording (default 20)")
+    rec.add_argument("--seconds", type=float, default=None, help="longest recording (default 40)")
     for p in (add, rec):
         p.add_argument("--yes", action="store_true", help="confirm: your voice, or used with permission")
         p.add_argument(

@@ -80,7 +80,7 @@ class Audio:
     rate: int = 0
     """Their sample rate."""
     text: str | None = None
-    """The words said, when known (the whole passage was read)."""
+    """The text read from, when known (the passage; enrolment finds how much of it was said)."""
 
 
 @dataclass(frozen=True)
@@ -204,8 +204,9 @@ class EnrollFlow:
             source = self._microphone()
             samples = record(source, self.max_seconds, stop, self._on_level)
             prepare(samples, source.rate)  # the checks (too short, silent, clipped) speak now
-            # Stopped early, only a prefix of the passage was read: do not claim the words.
-            text = None if stop.is_set() else PASSAGE
+            # However far the reading got (stopped, or at the time limit), enrolment finds
+            # which of the passage's words were said and matches those.
+            text = PASSAGE
             seconds = len(samples) / source.rate
             audio = Audio(f"recording, {seconds:.1f} s", samples=samples, rate=source.rate, text=text)
         except TrayReaderError as e:

@@ -221,7 +221,7 @@ def record_and_add(
     name: str,
     yes: bool,
     budget: float | None,
-    seconds: float,
+    seconds: float | None = None,  # record.MAX_SECONDS by default
     source: AudioSource | None = None,  # the microphone by default
     wait_for_enter: Callable[[], object] = input,
     threads: int | None = None,
@@ -231,12 +231,12 @@ def record_and_add(
     """Show a passage, record it (Enter stops early), then enrol it."""
     from tray_reader.voices.enroll import Enroller
     from tray_reader.voices.preprocess import prepare
-    from tray_reader.voices.record import PASSAGE, MicrophoneSource, meter, record
+    from tray_reader.voices.record import MAX_SECONDS, PASSAGE, MicrophoneSource, meter, record
 
     library.check_new_name(name)
     confirm_consent(yes)
     source = source or MicrophoneSource()
-    out("Read this aloud in your normal voice (press Enter to stop early):\n")
+    out("Read this aloud in your normal voice (press Enter when you are done):\n")
     out(f"  {PASSAGE}\n")
     stop = threading.Event()
 
@@ -253,14 +253,15 @@ def record_and_add(
         sys.stderr.write(f"\r  {t:4.1f} s  [{meter(db)}] {db:5.0f} dB ")
         sys.stderr.flush()
 
-    samples = record(source, seconds, stop, level)
+    samples = record(source, seconds or MAX_SECONDS, stop, level)
     err("")
     recording = prepare(samples, source.rate)
     settings = _enroll_settings(budget)
     err("loading the voice models…")
     enroller = Enroller.load(threads=threads)
-    # Stopped early, the words said are only a prefix of the passage: do not claim to know them.
-    text = None if stop.is_set() else PASSAGE
+    # However far the reading got (stopped early, or at the time limit), enrolment finds
+    # which of the passage's words were said and matches those.
+    text = PASSAGE
     info, result = enroller.enroll(
         library,
         name,

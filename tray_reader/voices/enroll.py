@@ -46,7 +46,7 @@ import numpy as np
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError
 from tray_reader.speech.types import NEUTRAL, Prosody
-from tray_reader.voices import checks, guard, intelligibility
+from tray_reader.voices import align, checks, guard, intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
@@ -57,6 +57,10 @@ from tray_reader.voices.stock_profiles import StockProfiles
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
 
+SEARCH_WORDS = 30
+"""The search renders at most this many words of the recording's text (about 10 s, as many as
+without a text): every candidate is rendered, so a whole long passage would leave the search
+and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction."""
 
@@ -170,6 +174,10 @@ class EnrollResult:
     cut_by_time: bool = False
     """The search or the fit stopped at its time cap before its count: a busy or slow machine; the
     same recording enrolled on an idle one may give another voice."""
+    said: align.ReadPart | None = None
+    """Which words of the text given the recording was found to say (None without a text)."""
+    text: str | None = None
+    """The words the search rendered as the recording's own (None: they were not known)."""
 
     @property
     def fell_back(self) -> bool:
@@ -189,6 +197,8 @@ class EnrollResult:
                 ". The computer was busy or slow, so the search stopped at its time limit "
                 "before its last steps: enrolling again when it is idle may find a closer voice"
             )
+        if self.said is not None and not self.said.whole:
+            text += f". {self.said.describe()}"
         return text
 
 
@@ -276,11 +286,25 @@ def match(
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
     nearest = names[0]
-    texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
-    search = _Search(renderer, embedder, target, texts)
 
     def step(fraction: float, message: str) -> None:
         progress(min(1.0, fraction), message)
+
+    said: align.ReadPart | None = None
+    said16k = recording.speech16k
+    if text and text.strip():
+        # The recording may say only part of its text (a passage read until the recorder's
+        # limit or stopped early; the clearest 30 s of a long recording): match those words.
+        step(0.0, "finding the words of the text in your recording")
+        said = align.words_said(recording.speech16k, text, renderer, model_files.stock_pack(nearest))
+        if said is not None:
+            text = None
+            if said.usable:
+                # The first SEARCH_WORDS of them, and the speech that says them (for the rate).
+                text, seconds = said.head(SEARCH_WORDS)
+                said16k = recording.speech16k[: int(seconds * 16_000)]
+    texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
+    search = _Search(renderer, embedder, target, texts)
 
     pace = _Pace(settings)
     # Renders the search plans: stock, blend, fitted blend, pitch, rate, refits, random blends.
@@ -347,7 +371,7 @@ def match(
                 best, best_sim, best_audio = c, s, audio
 
     if settings.match_rate and text and not out_of_time():
-        rec_speech = speech_seconds(recording.speech16k)
+        rec_speech = speech_seconds(said16k)
         ren_speech = speech_seconds(best_audio) * best.speed
         if rec_speech > 0 and ren_speech > 0:
             speed = float(np.clip(ren_speech / rec_speech, 0.75, 1.35))
@@ -465,6 +489,8 @@ def match(
             (settings.random_search and i < settings.random_blends)
             or (fitted_style is not None and fit_steps < settings.fit_steps)
         ),
+        said=said,
+        text=text if text and text.strip() else None,
     )
 
 
@@ -679,6 +705,15 @@ class Enroller:
                 "speech_seconds": round(recording.speech_seconds, 2),
                 "snr_db": round(min(recording.snr_db, 99.0), 1),
                 "judged": judged,
+                "text": None
+                if result.said is None
+                else {
+                    "first": result.said.first,
+                    "end": result.said.end,
+                    "words": result.said.total,
+                    "cost": round(result.said.alignment.cost, 3),
+                    "used": result.text is not None,
+                },
                 "search": {
                     "random_blends": result.random_blends,
                     "fit_steps": result.fit_steps,
@@ -696,6 +731,7 @@ class Enroller:
                 "fit_steps": settings.fit_steps,
                 "top_k": settings.top_k,
                 "text": text or "",
+                "text_used": result.text or "",
             },
             consent=True,
         )

@@ -17,7 +17,8 @@ import numpy as np
 from tray_reader.errors import AudioDeviceError, EnrollmentError
 
 RECORD_RATE = 16_000
-MAX_SECONDS = 20.0
+MAX_SECONDS = 40.0
+"""Longest recording: the passage read slowly (80 words a minute) still fits."""
 PASSAGE = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
     "The rainbow is a division of white light into many beautiful colours. These take the shape "
