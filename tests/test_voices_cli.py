@@ -89,13 +89,22 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
     assert r.returncode == 2 and "--yes" in r.stderr
     assert user_voices(tmp_path) == []
 
-    r = run(tmp_path, "voice", "add", "me", str(wav), "--yes", "--budget", "0", "--threads", "2")
+    # The recording says the text twice; the text file has it three times.
+    words = tmp_path / "words.txt"
+    words.write_text(" ".join([text] * 3), encoding="utf-8")
+    r = run(tmp_path, "voice", "add", "me", str(wav), "--text", "x", "--text-file", str(words))
+    assert r.returncode == 2 and "not allowed with" in r.stderr
+    args = ["--text-file", str(words), "--yes", "--budget", "0", "--threads", "2"]
+    r = run(tmp_path, "voice", "add", "me", str(wav), *args)
     assert r.returncode == 0, r.stderr
     assert "held back from the fit" in r.stdout and "nearest stock voice am_adam" in r.stdout
+    n = len(text.split())
+    assert f"says the first {2 * n} of the text's {3 * n} words" in r.stdout
     assert "%]" in r.stderr  # progress was shown
     info = json.loads((tmp_path / "data" / "tray-reader" / "voices" / "me.json").read_text())
     assert info["consent"] is True and info["kind"] == "enrolled"
     assert len(info["source_sha256"]) == 64 and info["scores"]["similarity"] > 0.5
+    assert info["scores"]["text"]["end"] == 2 * n and info["settings"]["text_used"].startswith("The birch")
     line = next(x for x in run(tmp_path, "voice", "list").stdout.splitlines() if " me " in x)
     assert "held back from the fit" in line and "MFCC distance" in line
     out = tmp_path / "said.wav"
