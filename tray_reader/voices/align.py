@@ -50,10 +50,12 @@ START_MARGIN = 0.02
 much cheaper per frame."""
 MAX_ORDER_RATIO = 5.5
 """An alignment whose `Alignment.order_ratio` exceeds this says the recording does not say
-the text: a real telephone speaker reading known prompts 2.5-4.6 (one prompt whose web
-address and acronyms the front end reads otherwise, 6.7), other voices reading the text
-1.7-2.5; recordings of other words 4.3-8.8 (other phone prompts with words in common at
-the low end). It catches a recording of quite other words, not a few words changed."""
+the text (bench/bench_align.py): a real telephone speaker against her own prompts' words
+2.6-4.3 (one prompt whose web address and acronyms the front end reads otherwise, 6.3),
+other voices reading the text 2.0-3.3; against another prompt's words 4.0-6.0 (phone
+prompts share much of their wording), the passage against other words 5.9-8.8. It catches
+a recording of quite other words, not a few words changed; a wrongly refused text only
+costs its words."""
 
 
 @dataclass(frozen=True)
