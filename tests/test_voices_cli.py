@@ -165,3 +165,56 @@ def test_voice_list_says_when_a_busy_computer_cut_the_search_short():
     assert "busy" not in describe(_enrolled("top-5 blend", {}), None)
     line = describe(_enrolled("top-5 blend", {}, cut_by_time=True), None)
     assert "blend of stock voices (search cut short: the computer was busy or slow);" in line
+
+
+def test_voice_record_passes_the_passage_however_far_the_reading_got(tmp_path, monkeypatch):
+    """Enter stops the recording; enrolment is given the passage all the same (it finds the
+    words said, voices/align.py), and the recording has what was read until then."""
+    import threading
+    import time
+
+    from tray_reader.voices import commands
+    from tray_reader.voices.enroll import Enroller
+    from tray_reader.voices.library import VoiceLibrary
+    from tray_reader.voices.record import PASSAGE, MemorySource
+
+    calls = []
+
+    class Recorded(Exception):
+        pass
+
+    class FakeEnroller:
+        def enroll(self, library, name, recording, **kw):
+            calls.append((recording, kw))
+            raise Recorded
+
+    monkeypatch.setattr(Enroller, "load", classmethod(lambda cls, **kw: FakeEnroller()))
+    rate = 16_000
+    t = np.arange(12 * rate) / rate
+    tone = (np.sin(2 * np.pi * 140 * t) * (0.5 + 0.5 * np.sin(6 * np.pi * t)) ** 2).astype(np.float32)
+    pressed = threading.Event()
+
+    class Microphone(MemorySource):
+        """Twenty times real time, with Enter pressed after 6 s of it."""
+
+        def read(self, timeout):
+            if self._pos >= 6 * rate:
+                pressed.set()
+            time.sleep(0.005)
+            return super().read(timeout)
+
+    lines: list[str] = []
+    with pytest.raises(Recorded):
+        commands.record_and_add(
+            VoiceLibrary(tmp_path),
+            "me",
+            True,
+            0,
+            source=Microphone(0.3 * tone, rate),
+            wait_for_enter=pressed.wait,
+            out=lines.append,
+            err=lambda _m: None,
+        )
+    ((recording, kw),) = calls
+    assert kw["text"] == PASSAGE and "press Enter when you are done" in lines[0]
+    assert 5.5 < recording.source_seconds < 7.5  # stopped by Enter, not the end of the source
