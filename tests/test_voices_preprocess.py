@@ -95,7 +95,22 @@ def test_noise_is_warned():
 def test_long_recordings_keep_at_most_30_seconds():
     rec = prepare(speechlike(70), RATE)
     assert rec.speech_seconds == pytest.approx(30, abs=0.1)
-    assert any("30 s" in w for w in rec.warnings)
+    assert any("clearest 30 s" in w for w in rec.warnings)
+
+
+def test_a_long_reading_of_a_text_keeps_its_first_30_seconds():
+    """Its words are the text's first (enrolment aligns them from the text's start): the
+    clearer later stretch is not taken."""
+    x = np.concatenate([0.3 * speechlike(40), speechlike(40, seed=1)])  # louder later
+    clearest, first = prepare(x, RATE), prepare(x, RATE, from_start=True)
+    assert first.speech_seconds == pytest.approx(30, abs=0.1) and any(
+        "first 30 s" in w for w in first.warnings
+    )
+    start = prepare(x[: 20 * RATE], RATE).speech16k  # the first 20 s alone, trimmed the same way
+    n = len(start) - 16_000
+    level = np.sqrt(np.mean(first.speech16k[:n] ** 2)) / np.sqrt(np.mean(start[:n] ** 2))
+    assert np.allclose(first.speech16k[:n] / level, start[:n], atol=1e-3)
+    assert not np.allclose(clearest.speech16k[:n] / level, start[:n], atol=1e-3)
 
 
 def test_record_from_a_memory_source_stops_at_the_limit_or_on_request():

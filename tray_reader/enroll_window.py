@@ -203,7 +203,9 @@ class EnrollFlow:
         try:
             source = self._microphone()
             samples = record(source, self.max_seconds, stop, self._on_level)
-            prepare(samples, source.rate)  # the checks (too short, silent, clipped) speak now
+            prepare(
+                samples, source.rate, from_start=True
+            )  # the checks (too short, silent, clipped) speak now
             # However far the reading got (stopped, or at the time limit), enrolment finds
             # which of the passage's words were said and matches those.
             text = PASSAGE
@@ -237,11 +239,11 @@ class EnrollFlow:
 
         progress(0.0, "checking the recording")
         if audio.path is not None:
-            recording = prepare(*load_audio(audio.path))
+            recording = prepare(*load_audio(audio.path), from_start=audio.text is not None)
             sha = file_sha256(audio.path)
         else:
             assert audio.samples is not None
-            recording = prepare(audio.samples, audio.rate)
+            recording = prepare(audio.samples, audio.rate, from_start=audio.text is not None)
             sha = sha256(audio.samples.tobytes())
         if self._enroller is None:
             progress(0.0, "loading the voice models…")

@@ -204,7 +204,7 @@ def add(
 
     library.check_new_name(name)
     # Check the recording before asking anything or loading models.
-    recording = prepare(*load_audio(path))
+    recording = prepare(*load_audio(path), from_start=bool(text and text.strip()))
     check_sound(recording.speech16k, recording.speech_seconds, text, recording.snr_db)
     confirm_consent(yes)
     settings = _enroll_settings(budget)
@@ -255,7 +255,7 @@ def record_and_add(
 
     samples = record(source, seconds or MAX_SECONDS, stop, level)
     err("")
-    recording = prepare(samples, source.rate)
+    recording = prepare(samples, source.rate, from_start=True)
     settings = _enroll_settings(budget)
     err("loading the voice models…")
     enroller = Enroller.load(threads=threads)

@@ -752,7 +752,7 @@ class Enroller:
         """`enroll` from an audio file (WAV, FLAC, OGG, MP3 where libsndfile reads it)."""
         library.check_new_name(name)
         samples, rate = load_audio(path)
-        recording = prepare(samples, rate)
+        recording = prepare(samples, rate, from_start=bool(text and text.strip()))
         return self.enroll(
             library,
             name,

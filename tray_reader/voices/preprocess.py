@@ -123,8 +123,11 @@ def _loudest_window(x: np.ndarray, rate: int, seconds: float) -> np.ndarray:
     return x[best : best + n]
 
 
-def prepare(samples: np.ndarray, rate: int) -> Recording:
-    """Check and clean a recording; raise EnrollmentError with what to do if it is unusable."""
+def prepare(samples: np.ndarray, rate: int, from_start: bool = False) -> Recording:
+    """Check and clean a recording; raise EnrollmentError with what to do if it is unusable.
+    Of more than MAX_SPEECH_SECONDS of speech, the clearest stretch is kept, or with
+    ``from_start`` (the recording reads a text given) the first, whose words are the text's
+    first words."""
     x = np.asarray(samples, dtype=np.float32)
     if x.ndim == 2:
         x = x.mean(axis=1)
@@ -167,9 +170,13 @@ def prepare(samples: np.ndarray, rate: int) -> Recording:
         warnings.append(f"background noise is high (speech only {snr_db:.0f} dB above it)")
     speech = _trim(x16, EMBED_RATE, mask)
     if len(speech) / EMBED_RATE > MAX_SPEECH_SECONDS:
+        which = "first" if from_start else "clearest"
         if source_seconds > LONG_INPUT_SECONDS:
-            warnings.append(f"long recording: the clearest {MAX_SPEECH_SECONDS:.0f} s were used")
-        speech = _loudest_window(speech, EMBED_RATE, MAX_SPEECH_SECONDS)
+            warnings.append(f"long recording: the {which} {MAX_SPEECH_SECONDS:.0f} s of speech were used")
+        if from_start:
+            speech = speech[: int(MAX_SPEECH_SECONDS * EMBED_RATE)]
+        else:
+            speech = _loudest_window(speech, EMBED_RATE, MAX_SPEECH_SECONDS)
     rms_db = 10 * np.log10(np.mean(speech.astype(np.float64) ** 2) + 1e-12)
     speech = speech * np.float32(10 ** ((TARGET_RMS_DB - rms_db) / 20))
     top = float(np.max(np.abs(speech)))
