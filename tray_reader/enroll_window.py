@@ -447,7 +447,14 @@ class EnrollWindow:
         box.pack_start(self.audio, False, False, 0)
 
         self.recording = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
-        self.recording.pack_start(label("Read this aloud in your normal voice:"), False, False, 0)
+        self.recording.pack_start(
+            label(
+                "Read this aloud in your normal voice; press Stop when you are done (what you read is used):"
+            ),
+            False,
+            False,
+            0,
+        )
         passage = label(PASSAGE)
         passage.set_selectable(True)
         self.recording.pack_start(passage, False, False, 0)
