@@ -55,10 +55,10 @@ def test_what_the_user_is_told_about_the_words_found():
 
 
 @pytest.fixture(scope="module")
-def renderer(engine, phonemizer):
+def renderer(users_engine, phonemizer):
     from tray_reader.text.frontend import TextFrontEnd
 
-    return VoiceRenderer(engine, TextFrontEnd(phonemizer))
+    return VoiceRenderer(users_engine, TextFrontEnd(phonemizer))
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,11 @@ TEXT_B = "Please call Stella and ask her to bring these things with her from the
 
 
 @pytest.fixture(scope="module")
-def enroller(engine, phonemizer):
+def enroller(users_engine, phonemizer):
     from tray_reader.text.frontend import TextFrontEnd
 
     return Enroller(
-        VoiceRenderer(engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()
+        VoiceRenderer(users_engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()
     )
 
 

@@ -257,7 +257,9 @@ SPOKEN = (
 
 
 @pytest.mark.desktop
-def test_window_enrols_a_part_read_passage_under_xvfb(desktop, engine, phonemizer, tmp_path, monkeypatch):
+def test_window_enrols_a_part_read_passage_under_xvfb(
+    desktop, users_engine, phonemizer, tmp_path, monkeypatch
+):
     """The user reads the start of the passage into the microphone and stops: the voice is
     made, and the result says how many of the passage's words were found and matched."""
     from tray_reader.text.frontend import TextFrontEnd
@@ -278,7 +280,7 @@ def test_window_enrols_a_part_read_passage_under_xvfb(desktop, engine, phonemize
 
     from tray_reader import enroll_window
 
-    renderer = VoiceRenderer(engine, TextFrontEnd(phonemizer))
+    renderer = VoiceRenderer(users_engine, TextFrontEnd(phonemizer))
     spoken = soxr.resample(renderer.render(model_files.stock_pack(HELD_OUT), 1.0, [SPOKEN]), 24_000, RATE)
     library = VoiceLibrary(tmp_path / "lib")
     switched: list[str] = []

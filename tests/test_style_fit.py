@@ -17,10 +17,8 @@ TEXT = "When the sunlight strikes raindrops in the air, they act as a prism and 
 
 
 @pytest.fixture(scope="module")
-def split_engine():
-    from tray_reader.speech.engine import KokoroEngine
-
-    engine = KokoroEngine.load(2, fast=False)
+def split_engine(users_engine):
+    engine = users_engine
     if engine.decoder is None:
         pytest.skip("the model could not be split")
     return engine
