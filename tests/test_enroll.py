@@ -180,6 +180,11 @@ def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words
     assert result.said.total == said + len(TEXT_B.split()) and result.said.usable
     assert result.text is not None and result.text.startswith(TEXT_A[:-2]) and "Stella" not in result.text
     assert f"says the first {result.said.end} of the text's {result.said.total} words" in result.summary()
+    # A text with nothing the voices can say is no text: the search renders its own sentences.
+    other_script = match(
+        adam, enroller.renderer, enroller.embedder, enroller.profiles, "中文的文字。", settings
+    )
+    assert other_script.text is None and other_script.said is None
 
 
 def test_fit_simplex_recovers_a_convex_combination():

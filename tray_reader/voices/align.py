@@ -251,7 +251,10 @@ class ReadPart:
     def describe(self) -> str:
         """What the recording was found to say, for the enrolment summary."""
         if not self.said_text:
-            return "Your recording does not seem to say the text given, so its words were not used"
+            return (
+                "Your recording does not seem to say the text given (or it says much more), "
+                "so its words were not used"
+            )
         if self.whole:
             return "Your recording says the whole text"
         where = f"the first {self.words}" if self.first == 0 else f"words {self.first + 1} to {self.end}"

@@ -297,6 +297,8 @@ def match(
         # limit or stopped early; the clearest 30 s of a long recording): match those words.
         step(0.0, "finding the words of the text in your recording")
         said = align.words_said(recording.speech16k, text, renderer, model_files.stock_pack(nearest))
+        if said is None and not renderer.ids(text):
+            text = None  # nothing in it the voices can say (another script, only punctuation)
         if said is not None:
             text = None
             if said.usable:
