@@ -111,11 +111,17 @@ TEXT_B_MORE = "The train to the coast was late again, so we walked to the harbou
 
 
 def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
+    return _prompts_used(folder, start, seconds)[:2]
+
+
+def _prompts_used(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int, list[str]]:
+    """The prompts from ``start`` joined up to ``seconds``, their rate, and their files."""
     files = _prompt_files(folder)
     if not files:
         raise SystemExit(f"{ASTERISK}/{folder}: not installed (see this script's docstring)")
-    out, total, rate = [], 0.0, 8000
+    out, total, rate, used = [], 0.0, 8000, []
     for f in files[start:]:
+        used.append(f)
         if f.endswith(".gsm"):  # raw GSM 06.10 at 8 kHz (the es-co and Armelle prompts)
             x = soundfile.read(
                 f, dtype="float32", format="RAW", subtype="GSM610", samplerate=8000, channels=1
@@ -126,7 +132,31 @@ def _prompts(folder: str, start: int, seconds: float) -> tuple[np.ndarray, int]:
         total += len(x) / rate
         if total >= seconds:
             break
-    return np.concatenate(out), rate
+    return np.concatenate(out), rate, used
+
+
+TRANSCRIPTS = "/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz"
+
+
+def clip_a_text(ref: str, seconds: float) -> str | None:
+    """Clip A's words where they are known: a stock voice's render, or Allison's English
+    prompts (from the package's transcript); None for the others."""
+    if ref not in SPEAKERS:
+        return f"{TEXT_A} {TEXT_A_MORE}"
+    kind, spec = SPEAKERS[ref]
+    if ref != "allison" or kind != "asterisk" or not os.path.exists(TRANSCRIPTS):
+        return None
+    import gzip
+
+    words = {}
+    with gzip.open(TRANSCRIPTS, "rt") as f:
+        for line in f:
+            if ":" in line and not line.startswith(";"):
+                name, text = line.split(":", 1)
+                words[name.strip()] = text.strip()
+    used = _prompts_used(spec, 0, seconds)[2]
+    said = [words.get(Path(f).stem, "") for f in used]
+    return " ".join(said) if all(said) and not any("[" in s for s in said) else None
 
 
 def _prompt_files(folder: str) -> list[str]:
@@ -213,6 +243,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="the random search's and the style fit's seed")
     ap.add_argument("--clip-seconds", type=float, default=14.0, help="clip A's length (asterisk speakers)")
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
+    ap.add_argument(
+        "--text",
+        action="store_true",
+        help="give enrolment clip A's words where known (stock voices, allison)",
+    )
     args = ap.parse_args()
 
     engine = KokoroEngine.load(args.threads)
@@ -243,7 +278,10 @@ def main() -> int:
         base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
         load = os.getloadavg()[0]
         t0 = time.monotonic()
-        final = match(rec, renderer, embedder, profiles, None, base)
+        text = clip_a_text(ref, args.clip_seconds) if args.text else None
+        if args.text:
+            print(f"{ref}: text {'given' if text else 'not known'}", flush=True)
+        final = match(rec, renderer, embedder, profiles, text, base)
         took = time.monotonic() - t0
         load = max(load, os.getloadavg()[0])
         cols = _columns(final)
