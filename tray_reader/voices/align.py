@@ -222,10 +222,14 @@ class ReadPart:
     complete: bool = True
     """Whether ``total`` counts all of the text's words (else only those rendered to align)."""
 
-    def head(self, words: int) -> tuple[str, float]:
-        """At most ``words`` of the words said, from the first, and the seconds of the
-        recording that say them."""
-        last = min(self.end, self.first + words) - 1
+    def head(self, seconds: float) -> tuple[str, float]:
+        """The words said, from the first, that the render says within ``seconds`` (at least
+        one), and the seconds of the recording that say them."""
+        start = self.render_ends[self.first - 1] if self.first > 0 else 0
+        limit = start + seconds * RATE / HOP
+        last = self.first
+        while last + 1 < self.end and self.render_ends[last + 1] <= limit:
+            last += 1
         text = self.source[self.spans[self.first][0] : self.spans[last][1]]
         frames = int(np.searchsorted(self.alignment.render_frame, self.render_ends[last], side="right"))
         return text, frames * HOP / RATE

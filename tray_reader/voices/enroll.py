@@ -57,10 +57,11 @@ from tray_reader.voices.stock_profiles import StockProfiles
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
 
-SEARCH_WORDS = 30
-"""The search renders at most this many words of the recording's text (about 10 s, as many as
-without a text): every candidate is rendered, so a whole long passage would leave the search
-and the fit too little time for their counts."""
+SEARCH_SECONDS = 9.0
+"""The search renders as many of the words said as the nearest stock voice says in this
+time (about 30 words of a passage; the sentences said without a text take as long): every
+candidate is rendered, so a whole long passage, or many short sentences with their pauses,
+would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction."""
 
@@ -302,8 +303,8 @@ def match(
         if said is not None:
             text = None
             if said.usable:
-                # The first SEARCH_WORDS of them, and the speech that says them (for the rate).
-                text, seconds = said.head(SEARCH_WORDS)
+                # Their first SEARCH_SECONDS, and the speech that says them (for the rate).
+                text, seconds = said.head(SEARCH_SECONDS)
                 said16k = recording.speech16k[: int(seconds * 16_000)]
     texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
     search = _Search(renderer, embedder, target, texts)
