@@ -131,7 +131,8 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
     add.add_argument("file")
     said = add.add_mutually_exclusive_group()
     said.add_argument(
-        "--text", help="the words said in the recording, or a text it reads part of (helps the match)"
+        "--text",
+        help="the words said in the recording, or a text it reads part of (renders and rate use them)",
     )
     said.add_argument("--text-file", help="the same, from a UTF-8 text file")
     rec = vs.add_parser("record", help="record yourself reading a passage, then make a voice from it")
