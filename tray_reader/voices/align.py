@@ -30,8 +30,8 @@ from tray_reader.voices.render import VoiceRenderer
 
 RATE = 16_000
 HOP = 320
-"""Samples between feature frames (20 ms: a word lasts ten or more; 30 s of speech make a
-1500 x 1500 cost matrix, 9 MB)."""
+"""Samples between feature frames (20 ms: a word lasts ten or more; 30 s of speech against
+the at most 62 s of render it can reach make a 1500 x 3100 cost matrix, 19 MB)."""
 WIN = 400
 N_FFT = 512
 N_MELS = 40
