@@ -7,17 +7,18 @@ import pytest
 import soundfile
 
 from tray_reader.errors import EnrollmentError
-from tray_reader.voices.preprocess import load_audio, prepare
+from tray_reader.voices.checks import measure
+from tray_reader.voices.preprocess import clean_low, load_audio, prepare
 from tray_reader.voices.record import MemorySource, level_db, meter, record
 
 RATE = 22_050
 
 
-def speechlike(seconds: float, rate: int = RATE, seed: int = 0) -> np.ndarray:
-    """Voiced syllables (harmonics of a moving F0) 0.25 s on, 0.08 s off."""
+def speechlike(seconds: float, rate: int = RATE, seed: int = 0, pitch: float = 140) -> np.ndarray:
+    """Voiced syllables (harmonics of a moving F0 around ``pitch``) 0.25 s on, 0.08 s off."""
     rng = np.random.default_rng(seed)
     t = np.arange(int(seconds * rate)) / rate
-    f0 = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
+    f0 = pitch + pitch / 5 * np.sin(2 * np.pi * 0.7 * t)
     phase = 2 * np.pi * np.cumsum(f0) / rate
     voice = sum(np.sin(h * phase) / h for h in range(1, 12))
     gate = ((t % 0.33) < 0.25).astype(float)
@@ -90,6 +91,54 @@ def test_noise_is_warned():
     rng = np.random.default_rng(3)
     x = speechlike(10) + 0.06 * rng.normal(size=10 * RATE).astype(np.float32)
     assert any("noise" in w for w in prepare(x, RATE).warnings)
+
+
+def _rumble(n: int, seed: int = 4) -> np.ndarray:
+    """Noise below 30 Hz (wind on the microphone, a car, a desk knocked), at unit RMS."""
+    spec = np.fft.rfft(np.random.default_rng(seed).normal(size=n))
+    spec[np.fft.rfftfreq(n, 1 / RATE) > 30] = 0
+    x = np.fft.irfft(spec, n)
+    return (x / x.std()).astype(np.float32)
+
+
+@pytest.mark.parametrize("what", ["DC offset", "rumble"])
+def test_sound_below_the_voice_is_removed_not_taken_for_speech_or_noise(what):
+    silence = np.zeros(RATE, np.float32)
+    clean = 0.2 * np.concatenate([silence, speechlike(6), silence, speechlike(6, seed=1), silence])
+    level = float(np.sqrt(np.mean(clean**2)))
+    n = len(clean)
+    added = {
+        "DC offset": np.full(n, 0.1, np.float32),
+        "rumble": 2 * level * _rumble(n),
+    }[what]
+    before, after = prepare(clean, RATE), prepare(clean + added, RATE)
+    assert after.warnings == ()  # no "background noise is high": it was all removed
+    assert after.snr_db > 20
+    assert after.speech_seconds == pytest.approx(before.speech_seconds, rel=0.05)
+    # The speech itself comes through (its level and pitch).
+    assert measure(after.speech16k).voiced == pytest.approx(measure(before.speech16k).voiced, abs=0.05)
+    voice = (before.speech16k, after.speech16k)
+    spectra = [_spectrum_db(v)[(FREQS > 100) & (FREQS < 4000)] for v in voice]
+    assert np.mean(np.abs(spectra[0] - spectra[1])) < 1.0
+
+
+FREQS = np.fft.rfftfreq(1024, 1 / 16_000)
+
+
+def _spectrum_db(x: np.ndarray) -> np.ndarray:
+    """Long-term power spectrum (1024-point frames at 16 kHz), dB."""
+    frames = x[: len(x) // 1024 * 1024].reshape(-1, 1024) * np.hanning(1024)
+    return 10 * np.log10(np.mean(np.abs(np.fft.rfft(frames, axis=1)) ** 2, axis=0) + 1e-12)
+
+
+def test_a_deep_voice_keeps_its_pitch():
+    x = speechlike(8, pitch=85)
+    y = clean_low(x, RATE)
+    assert measure(prepare(y, RATE).speech16k).voiced == pytest.approx(
+        measure(prepare(x, RATE).speech16k).voiced, abs=0.02
+    )
+    # Its fundamental loses little: at most 3 dB of the whole signal's energy.
+    assert 10 * np.log10(np.sum(x.astype(np.float64) ** 2) / np.sum(y.astype(np.float64) ** 2)) < 3
 
 
 def test_long_recordings_keep_at_most_30_seconds():
