@@ -159,6 +159,26 @@ def test_voice_list_says_how_an_enrolled_voice_was_made_and_its_judged_score(
     assert "speaker encoder 0.84 vs 0.80" in line
 
 
+def test_voice_list_says_which_words_of_the_text_were_matched():
+    from tray_reader.voices.commands import describe
+
+    info = _enrolled("top-5 blend", {})
+    assert "text" not in describe(info, None)  # enrolled without one
+    for said, says in [
+        (
+            {"first": 0, "end": 26, "words": 51, "used": True},
+            "matched on the first 26 of your text's 51 words",
+        ),
+        (
+            {"first": 13, "end": 40, "words": 51, "used": True},
+            "matched on words 14 to 40 of your text's 51 words",
+        ),
+        ({"first": 0, "end": 51, "words": 51, "used": False}, "without your text (the recording did not say"),
+    ]:
+        info.scores["text"] = said
+        assert f"blend of stock voices, {says}" in describe(info, None)
+
+
 def test_voice_list_says_when_a_busy_computer_cut_the_search_short():
     from tray_reader.voices.commands import describe
 

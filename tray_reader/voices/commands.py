@@ -71,6 +71,14 @@ def made_by(info: VoiceInfo) -> str:
     search = info.scores.get("search")
     if isinstance(search, dict) and search.get("cut_by_time"):
         recipe += " (search cut short: the computer was busy or slow)"
+    said = info.scores.get("text")
+    if isinstance(said, dict):
+        first, end = int(said.get("first", 0)), int(said.get("end", 0))
+        if said.get("used"):
+            which = f"the first {end}" if first == 0 else f"words {first + 1} to {end}"
+            recipe += f", matched on {which} of your text's {int(said.get('words', 0))} words"
+        else:
+            recipe += ", without your text (the recording did not say enough of it)"
     return recipe
 
 
