@@ -179,11 +179,11 @@ def prepare(samples: np.ndarray, rate: int, from_start: bool = False) -> Recordi
         if mask.mean() < 0.2 and source_seconds >= MIN_SPEECH_SECONDS:
             raise EnrollmentError(
                 f"The recording is mostly silence (only {speech_seconds:.1f} s of speech in "
-                f"{source_seconds:.1f} s). Speak closer to the microphone, for 10 to 15 seconds."
+                f"{source_seconds:.1f} s). Speak closer to the microphone, for about 30 seconds."
             )
         raise EnrollmentError(
             f"The recording is too short: {speech_seconds:.1f} s of speech after trimming silence; "
-            f"at least {MIN_SPEECH_SECONDS:.0f} s are needed (10 to 15 s is best)."
+            f"at least {MIN_SPEECH_SECONDS:.0f} s are needed (about 30 s is best)."
         )
     snr_db = speech_db - floor_db
     if snr_db < LOW_SNR_DB:
