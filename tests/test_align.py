@@ -14,7 +14,7 @@ from tray_reader import model_files
 from tray_reader.speech.synthesis import chunk_timings
 from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE
 from tray_reader.voices import align
-from tray_reader.voices.record import PASSAGE
+from tray_reader.voices.record import MAX_SECONDS, PASSAGE
 from tray_reader.voices.render import VoiceRenderer
 
 
@@ -67,6 +67,14 @@ def passage(renderer):
     render = align.timed_render(renderer, model_files.stock_pack("af_heart"), PASSAGE)
     assert render is not None
     return render
+
+
+def test_the_passage_takes_about_30_s_and_a_slow_reading_fits_the_recorder(passage):
+    """The guard judges on a third of the speech: the passage gives it about 10 s. Read at
+    0.6 of af_heart's pace (about 90 words a minute) it still ends before the recorder stops."""
+    seconds = len(passage.audio16k) / 16_000
+    assert 25 <= seconds <= 40, seconds
+    assert passage.word_ends[-1] / 0.6 < MAX_SECONDS
 
 
 def speaker(renderer: VoiceRenderer, voice: str, speed: float, text: str) -> tuple[np.ndarray, np.ndarray]:
