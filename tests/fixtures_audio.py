@@ -51,8 +51,8 @@ def _die_with_us() -> None:
 RATE = 48_000
 
 
-def _stop(proc: subprocess.Popen | None, timeout: float = 3.0) -> None:
-    """End ``proc`` (SIGTERM, then SIGKILL) and close the pipes to it."""
+def _stop(proc: subprocess.Popen | None, timeout: float = 3.0, close: bool = True) -> None:
+    """End ``proc`` (SIGTERM, then SIGKILL) and close the pipes to it (unless not ``close``)."""
     if proc is None:
         return
     if proc.poll() is None:
@@ -62,6 +62,8 @@ def _stop(proc: subprocess.Popen | None, timeout: float = 3.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+    if not close:
+        return
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None:
             pipe.close()
@@ -111,9 +113,12 @@ class Recorder:
             self._first.set()
 
     def stop(self) -> np.ndarray:
-        _stop(self._proc)
+        # parec first, then the reader drains the pipe to its end, then the pipe is closed:
+        # closing it under a reader still draining made its read fail (EBADF).
+        _stop(self._proc, close=False)
         if self._thread is not None:
             self._thread.join(3)
+        _stop(self._proc)
         n = len(self._buf) // 4 * 4
         self.audio = np.frombuffer(bytes(self._buf[:n]), dtype=np.float32).copy()
         return self.audio
