@@ -378,7 +378,7 @@ def main() -> int:
         measure = be.distance_to(prepare(b, rb).speech16k, embedder)
         fit16k, _judged = guard.split(rec.speech16k)
         p = profiles.without(set(exclude))
-        nearest = p.names[int(np.argmax(p.embeddings @ embedder.embed(fit16k)))]
+        nearest = p.nearest(fit16k, embedder)
         start = model_files.stock_pack(nearest)
         ceiling = measure(rec.speech16k)
         d0 = measure(renderer.render16k(start, 1.0, [guard.JUDGE_TEXT]))

@@ -10,9 +10,14 @@ Speakers (Debian packages, development only, never shipped; install with
   the first prompts in name order up to --clip-seconds (28 s, about what reading the passage
   `voice record` shows takes; 14 s before it grew), clip B the prompts from the middle of the
   list up to 10 s), and
-  codec2's ve9qrp and vk5qi (8 kHz radio; A and B are disjoint stretches). Enrolment sees
-  clip A only, with no text (the prompts' words are not English or not known). Stock voices
-  are in the search space as users have them. --refs also takes stock voices held out of the
+  codec2's ve9qrp and vk5qi (8 kHz radio; A and B are disjoint stretches), and
+  June, Carlo, IvrvoiceRU and both Allisons again from the G.722 packages (16 kHz, speech up
+  to 7 kHz, the same prompts: june_wb and so on; apt-get install asterisk-core-sounds-en-g722
+  asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 asterisk-core-sounds-ru-g722
+  asterisk-core-sounds-es-g722, then asterisk-prompt-fr-armelle asterisk-prompt-es-co
+  again, which the G.722 packages' dependencies remove; pip install G722 decodes them).
+  Enrolment sees clip A only, with no text (the prompts' words are not English or not
+  known). Stock voices are in the search space as users have them. --refs also takes stock voices held out of the
   search (e.g. bf_emma). DEV names the speakers anything was ever tuned on; the table
   reports them apart from the held-out rest.
 
@@ -28,8 +33,11 @@ the guard limits both sides to the held-back part's), and it is measured against
   enc  1 - speaker-encoder cosine (lower is closer)
   ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
 gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
-the nearest stock voice, 1 is as close as the speaker's own other recording. The guarded voice
-is also measured one-sided (clip B not limited to its band), as this bench did before.
+the nearest stock voice (enrolment's pick), 1 is as close as the speaker's own other
+recording. The guarded voice is also measured from the best stock voice on clip B by each
+measure (every stock voice reads guard.JUDGE_TEXT; the strictest baseline: what trying them
+all against the speaker would have found), and one-sided (clip B not limited to its band),
+as this bench did before.
 
     nice -n 19 .venv/bin/python bench/bench_enroll.py [--budget 35] [--refs allison,june,...]
         [--seed 0] [--clip-seconds 28] [--save DIR]
@@ -82,8 +90,14 @@ SPEAKERS = {
     "esco": ("asterisk", "es"),
     "armelle": ("asterisk", "fr"),
     "allison_es": ("asterisk", "es_MX_f_Allison"),
+    # The same prompts in the G.722 packages: 16 kHz, speech up to 7 kHz.
+    "june_wb": ("asterisk", "fr_CA_f_June.g722"),
+    "carlo_wb": ("asterisk", "it_IT_m_Carlo.g722"),
+    "ivrvoice_wb": ("asterisk", "ru_RU_f_IvrvoiceRU.g722"),
+    "allison_wb": ("asterisk", "en_US_f_Allison.g722"),
+    "allison_es_wb": ("asterisk", "es_MX_f_Allison.g722"),
 }
-DEV = ("menardi", "allison", "ve9qrp", "allison_es", "bf_emma", "am_michael")
+DEV = ("menardi", "allison", "ve9qrp", "allison_es", "bf_emma", "am_michael", "allison_wb", "allison_es_wb")
 """Speakers rules and thresholds were set on: the guard's margins after menardi, allison and
 ve9qrp listened to while building the prosody step, the guard's reliability rule on all of
 these (allison_es is Allison reading Spanish; bf_emma and am_michael are stock voices held
@@ -98,7 +112,8 @@ NEW_TEXT = (
 )
 """What the guarded and the nearest stock voice read for the WER (said by no other step;
 74 words: with one or two sentences, one unlucky word moved the WER by 0.05-0.1)."""
-DEFAULT_REFS = ",".join(SPEAKERS)
+DEFAULT_REFS = ",".join(r for r in SPEAKERS if not r.endswith("_wb"))
+"""The telephone-band set; the wideband speakers (``*_wb``) are asked for by name."""
 TEXT_A = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
     "The rainbow is a division of white light into many beautiful colours."
@@ -124,7 +139,12 @@ def _prompts_used(folder: str, start: int, seconds: float) -> tuple[np.ndarray, 
     out, total, rate, used = [], 0.0, 8000, []
     for f in files[start:]:
         used.append(f)
-        if f.endswith(".gsm"):  # raw GSM 06.10 at 8 kHz (the es-co and Armelle prompts)
+        if f.endswith(".g722"):  # raw G.722 at 64 kbit/s: 16 kHz
+            import G722
+
+            pcm = G722.G722(16_000, 64_000).decode(Path(f).read_bytes())
+            x, rate = np.asarray(pcm, np.float32) / 32768.0, 16_000
+        elif f.endswith(".gsm"):  # raw GSM 06.10 at 8 kHz (the es-co and Armelle prompts)
             x = soundfile.read(
                 f, dtype="float32", format="RAW", subtype="GSM610", samplerate=8000, channels=1
             )[0]
@@ -146,7 +166,7 @@ def clip_a_text(ref: str, seconds: float) -> str | None:
     if ref not in SPEAKERS:
         return f"{TEXT_A} {TEXT_A_MORE}"
     kind, spec = SPEAKERS[ref]
-    if ref != "allison" or kind != "asterisk" or not os.path.exists(TRANSCRIPTS):
+    if ref not in ("allison", "allison_wb") or kind != "asterisk" or not os.path.exists(TRANSCRIPTS):
         return None
     import gzip
 
@@ -162,6 +182,8 @@ def clip_a_text(ref: str, seconds: float) -> str | None:
 
 
 def _prompt_files(folder: str) -> list[str]:
+    if folder.endswith(".g722"):
+        return sorted(glob.glob(f"{ASTERISK}/{folder.removesuffix('.g722')}/*.g722"))
     return sorted(glob.glob(f"{ASTERISK}/{folder}/*.wav") or glob.glob(f"{ASTERISK}/{folder}/*.gsm"))
 
 
@@ -262,6 +284,7 @@ def main() -> int:
     embedder = SpeakerEmbedder.load()
     profiles = stock_profiles.load()
     rows = []
+    stock_renders: dict[str, np.ndarray] = {}
     for ref in args.refs.split(","):
         (a, ra), (b, rb), exclude = clips(ref, renderer, args.clip_seconds)
         try:
@@ -315,6 +338,17 @@ def main() -> int:
         }
         for key, c in cols.items():
             row[key] = measure(speak(c, guard.JUDGE_TEXT)) if c is not None else (float("nan"),) * 2
+        # The stock voice nearest to clip B itself, by each measure: what a user who tried
+        # every stock voice against the speaker would have picked.
+        by_stock = {}
+        for n in profiles.names:
+            if n not in exclude:
+                if n not in stock_renders:
+                    stock_renders[n] = renderer.render16k(model_files.stock_pack(n), 1.0, [guard.JUDGE_TEXT])
+                by_stock[n] = measure(stock_renders[n])
+        best = [min(by_stock, key=lambda n, i=i: by_stock[n][i]) for i in (0, 1)]
+        row["best_stock"] = (by_stock[best[0]][0], by_stock[best[1]][1])
+        row["best_stock_names"] = best
         if args.save:
             _save(Path(args.save) / f"{ref}_seed{args.seed}.npz", rec.speech16k, b16, final, speak)
         row["wer_stock"] = wer(NEW_TEXT, asr.recognise(speak(cols["nearest"], NEW_TEXT), 16_000))
@@ -324,7 +358,8 @@ def main() -> int:
         cut = " (cut by the time caps)" if final.cut_by_time else ""
         print(f"    {final.random_blends} random blends, {final.fit_steps} fit steps{cut}; {took:.0f} s")
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
-        raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS))
+        raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS, "best_stock"))
+        raw += f" ({row['best_stock_names'][0]}/{row['best_stock_names'][1]})"
         print(f"    d to clip B (1 - encoder cosine / AHS; ceiling = clip A): {raw}")
         print_table(rows[-1:])
         sys.stdout.flush()
@@ -364,6 +399,13 @@ def closure(r: dict, key: str, i: int) -> float:
     return (r["nearest"][i] - r[key][i]) / gap if abs(gap) > 1e-9 else float("nan")
 
 
+def closure_best(r: dict, i: int) -> float:
+    """The guarded voice's gap closed from the stock voice nearest to clip B by that measure
+    (below 0: some stock voice was closer to the speaker's other recording)."""
+    gap = r["best_stock"][i] - r["ceiling"][i]
+    return (r["best_stock"][i] - r["guarded"][i]) / gap if abs(gap) > 1e-9 else float("nan")
+
+
 def closure_one_sided(r: dict, i: int) -> float:
     """The guarded voice's gap closed as measured before clip B went through its own band."""
     o = r["one_sided"]
@@ -378,6 +420,7 @@ def print_table(rows: list[dict]) -> None:
         "speaker",
         "nearest",
         *COLUMNS[1:],
+        "guarded vs best stock on B",
         "guarded, one-sided",
         "time (load)",
         "WER stock/guarded",
@@ -394,6 +437,7 @@ def print_table(rows: list[dict]) -> None:
 
         cells = [r["ref"], r["nearest_name"], *(g(k) for k in COLUMNS[1:])]
         cells += [
+            f"{closure_best(r, 0):+.0%}/{closure_best(r, 1):+.0%}",
             f"{closure_one_sided(r, 0):+.0%}/{closure_one_sided(r, 1):+.0%}",
             f"{r['took']:.0f} s ({r['load']:.1f})",
             f"{r['wer_stock']:.2f}/{r['wer_guarded']:.2f}",
@@ -406,6 +450,10 @@ def print_table(rows: list[dict]) -> None:
             enc = np.nanmean([closure(r, k, 0) for r in rows])
             ahs = np.nanmean([closure(r, k, 1) for r in rows])
             means.append(f"{enc:+.0%}/{ahs:+.0%}")
+        means.append(
+            f"{np.nanmean([closure_best(r, 0) for r in rows]):+.0%}/"
+            f"{np.nanmean([closure_best(r, 1) for r in rows]):+.0%}"
+        )
         enc1 = np.nanmean([closure_one_sided(r, 0) for r in rows])
         ahs1 = np.nanmean([closure_one_sided(r, 1) for r in rows])
         means.append(f"{enc1:+.0%}/{ahs1:+.0%}")

@@ -51,7 +51,7 @@ def main() -> int:
         to_b = be.distance_to(clip_b, embedder)
         to_held_back = be.distance_to(guard.split(clip_a)[1], embedder)
         space = profiles.without(set(exclude))
-        nearest = space.names[int(np.argmax(space.embeddings @ embedder.embed(clip_a)))]
+        nearest = space.nearest(clip_a, embedder)
         ceiling = to_b(clip_a)
         pack = model_files.stock_pack(nearest)
         rows = {}

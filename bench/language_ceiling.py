@@ -20,8 +20,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
@@ -46,7 +44,7 @@ def main() -> int:
     for lang, other in (("English", "Spanish"), ("Spanish", "English")):
         d = be.distance_to(clips[lang][1], embedder)
 
-        nearest = profiles.names[int(np.argmax(profiles.embeddings @ embedder.embed(clips[lang][0])))]
+        nearest = profiles.nearest(clips[lang][0], embedder)
         same, cross = d(clips[lang][0]), d(clips[other][0])
         stock = d(renderer.render16k(model_files.stock_pack(nearest), 1.0, [guard.JUDGE_TEXT]))
         closed = [(stock[i] - cross[i]) / (stock[i] - same[i]) for i in range(2)]

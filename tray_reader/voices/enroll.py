@@ -5,7 +5,8 @@ and split (guard.py): a fit part, which every step below may use, and a judged p
 only the guard at the end hears.
 
 Steps (each candidate is rendered and scored by the speaker encoder against the fit part):
-1. the nearest stock voice by the shipped stock profiles;
+1. the nearest stock voice by the shipped stock profiles, as heard through the recording's
+   band (stock_profiles.for_band; every render below is embedded through that band too);
 2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
    fitted so that the blend of the stock embeddings approaches the recording's embedding;
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
@@ -249,13 +250,16 @@ class _Search:
     embedder: SpeakerEmbedder
     target: np.ndarray
     texts: Sequence[str]
+    band: tuple[np.ndarray, np.ndarray]
+    """The recording's band (guard.band_gain): renders are embedded through it."""
     tried: list[tuple[str, float]] = field(default_factory=list)
 
     last_embedding: np.ndarray | None = None
 
     def score(self, c: Candidate) -> tuple[float, np.ndarray]:
+        """(encoder similarity to the recording, the render as made)."""
         audio = self.renderer.render16k(build_pack(c), c.speed, self.texts)
-        self.last_embedding = self.embedder.embed(audio)
+        self.last_embedding = self.embedder.embed(guard.limit_band(audio, self.band))
         s = cosine(self.last_embedding, self.target)
         self.tried.append((c.label, s))
         return s, audio
@@ -283,6 +287,11 @@ def match(
         raise EnrollmentError("No stock voices are left to enrol from.")
     fit16k, judged16k = guard.split(recording.speech16k)
     target = embedder.embed(fit16k)
+    # The stock voices and every render are heard through the recording's band, as the guard
+    # hears them: above a telephone band, what the renders have and the recording lacks
+    # would outweigh the voice.
+    band = guard.band_gain(fit16k)
+    profiles = profiles.heard_in(fit16k)
     sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
@@ -307,7 +316,7 @@ def match(
                 text, seconds = said.head(SEARCH_SECONDS)
                 said16k = recording.speech16k[: int(seconds * 16_000)]
     texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
-    search = _Search(renderer, embedder, target, texts)
+    search = _Search(renderer, embedder, target, texts, band)
 
     pace = _Pace(settings)
     # Renders the search plans: stock, blend, fitted blend, pitch, rate, refits, random blends.
@@ -438,7 +447,7 @@ def match(
         for base in (single, initial, fitted_style):
             if base is not None and speaker is not None and not cancel.is_set():
                 step(pace(), f"matching your pitch and speaking rate ({base.label})")
-                matched = match_prosody(base, speaker, renderer, texts, guard.band_gain(fit16k))
+                matched = match_prosody(base, speaker, renderer, texts, band)
                 if matched is not None:
                     judged.append(matched)
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")

@@ -143,6 +143,13 @@ def band_gain(x16k: np.ndarray, n_fft: int = 1024) -> tuple[np.ndarray, np.ndarr
     return np.fft.rfftfreq(n_fft, 1 / RATE), gain
 
 
+def band_top(band: tuple[np.ndarray, np.ndarray]) -> float:
+    """The highest frequency (Hz) inside a band of `band_gain`."""
+    freqs, gain = band
+    inside = np.flatnonzero(gain)
+    return float(freqs[inside[-1]]) if len(inside) else float(freqs[-1])
+
+
 def limit_band(audio16k: np.ndarray, band: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """`audio16k` through the band of `band_gain`."""
     freqs, gain = band

@@ -2,6 +2,12 @@
 
 Made once with `python -m tray_reader.voices.stock_profiles` (renders PROFILE_SENTENCES with
 each stock voice) and shipped as models/stock_embeddings.npz, checked by its manifest entry.
+
+The speaker encoder hears a recording's band: a telephone or headset recording stops near
+3.4-4 kHz, and the stock voices' renders, which go to 8 kHz at 16 kHz, then all sound far
+from it, the voices with least above 4 kHz nearest. So the file also holds each voice's
+embedding with its render cut at BAND_TOPS, and enrolment compares a recording with the
+stock voices cut at the top of its own band (`for_band`).
 """
 
 from __future__ import annotations
@@ -9,18 +15,23 @@ from __future__ import annotations
 import hashlib
 import io
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
+from tray_reader.voices import guard
 from tray_reader.voices.embedder import SpeakerEmbedder
 from tray_reader.voices.measure import pitch_stats
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 
 FILE = "stock_embeddings.npz"
+BAND_STEP = 62.5
+"""Hz between the band tops profiled (four bins of guard.band_gain's spectrum)."""
+BAND_TOPS = np.arange(2500.0, 8000.0 - BAND_STEP / 2, BAND_STEP)
+"""Upper band edges (Hz) the stock voices are profiled at, below the full band (8 kHz)."""
 
 
 @dataclass(frozen=True)
@@ -35,12 +46,40 @@ class StockProfiles:
     """Median F0 in Hz [n]."""
     f0_spread: np.ndarray
     """Standard deviation of log2 F0 [n] (how much the voice's pitch moves)."""
+    band_tops: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Upper band edges in Hz [b] of `band_embeddings` (BAND_TOPS)."""
+    band_embeddings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 256), np.float32))
+    """Unit embeddings [b, n, 256] of the same renders with nothing above band_tops[b]."""
 
     def without(self, excluded: set[str]) -> StockProfiles:
         keep = [i for i, n in enumerate(self.names) if n not in excluded]
+        bands = self.band_embeddings[:, keep] if len(self.band_tops) else self.band_embeddings
         return StockProfiles(
-            tuple(self.names[i] for i in keep), self.embeddings[keep], self.f0[keep], self.f0_spread[keep]
+            tuple(self.names[i] for i in keep),
+            self.embeddings[keep],
+            self.f0[keep],
+            self.f0_spread[keep],
+            self.band_tops,
+            bands,
         )
+
+    def for_band(self, top_hz: float) -> StockProfiles:
+        """These profiles as heard through a band that stops at ``top_hz``: the embeddings of
+        the highest band top at or below it (content the recording lacks weighs more than a
+        little it has), the full-band ones when it reaches within half a step of 8 kHz."""
+        if not len(self.band_tops) or top_hz > self.band_tops[-1] + BAND_STEP / 2:
+            return self
+        i = max(0, int(np.searchsorted(self.band_tops, top_hz, side="right")) - 1)
+        return replace(self, embeddings=self.band_embeddings[i], band_tops=np.zeros(0))
+
+    def heard_in(self, x16k: np.ndarray) -> StockProfiles:
+        """`for_band` of the band a 16 kHz recording carries."""
+        return self.for_band(guard.band_top(guard.band_gain(x16k)))
+
+    def nearest(self, x16k: np.ndarray, embedder: SpeakerEmbedder) -> str:
+        """The stock voice nearest to a 16 kHz recording, heard through its band."""
+        heard = self.heard_in(x16k)
+        return heard.names[int(np.argmax(heard.embeddings @ embedder.embed(x16k)))]
 
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
@@ -50,12 +89,20 @@ class StockProfiles:
             embeddings=self.embeddings.astype(np.float32),
             f0=self.f0.astype(np.float32),
             f0_spread=self.f0_spread.astype(np.float32),
+            band_tops=self.band_tops.astype(np.float32),
+            band_embeddings=self.band_embeddings.astype(np.float16),
         )
         return buf.getvalue()
 
 
+def below(top_hz: float) -> tuple[np.ndarray, np.ndarray]:
+    """A band (as guard.band_gain gives) from 0 Hz up to ``top_hz``."""
+    freqs = np.fft.rfftfreq(1024, 1 / 16_000)
+    return freqs, (freqs <= top_hz).astype(np.float64)
+
+
 def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
-    names, embs, f0s, spreads = [], [], [], []
+    names, embs, f0s, spreads, bands = [], [], [], [], []
     for v in model_files.stock_voices():
         audio = renderer.render16k(model_files.stock_pack(v.name), 1.0, PROFILE_SENTENCES)
         f0, spread = pitch_stats(audio)
@@ -63,7 +110,16 @@ def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
         embs.append(embedder.embed(audio))
         f0s.append(f0)
         spreads.append(spread)
-    return StockProfiles(tuple(names), np.stack(embs), np.array(f0s), np.array(spreads))
+        bands.append([embedder.embed(guard.limit_band(audio, below(top))) for top in BAND_TOPS])
+        print(f"{v.name}: profiled", file=sys.stderr, flush=True)
+    return StockProfiles(
+        tuple(names),
+        np.stack(embs),
+        np.array(f0s),
+        np.array(spreads),
+        BAND_TOPS.copy(),
+        np.stack(bands, axis=1).astype(np.float32),
+    )
 
 
 def load() -> StockProfiles:
@@ -73,8 +129,17 @@ def load() -> StockProfiles:
         raise ModelFileError("The model manifest has no stock_embeddings entry. Reinstall tray-reader.")
     data = model_files._checked_data_file(info["file"], info["sha256"])
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        tops = z["band_tops"].astype(np.float64) if "band_tops" in z else np.zeros(0)
+        bands = z["band_embeddings"].astype(np.float32) if "band_embeddings" in z else None
+        if bands is not None:
+            bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
         return StockProfiles(
-            tuple(str(n) for n in z["names"]), z["embeddings"], z["f0"].astype(np.float64), z["f0_spread"]
+            tuple(str(n) for n in z["names"]),
+            z["embeddings"],
+            z["f0"].astype(np.float64),
+            z["f0_spread"],
+            tops,
+            bands if bands is not None else np.zeros((0, len(z["names"]), 256), np.float32),
         )
 
 
