@@ -291,7 +291,7 @@ def match(
     # hears them: above a telephone band, what the renders have and the recording lacks
     # would outweigh the voice.
     band = guard.band_gain(fit16k)
-    profiles = profiles.heard_in(fit16k)
+    profiles = profiles.for_band(guard.band_top(band))
     sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]

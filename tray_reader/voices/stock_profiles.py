@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -46,21 +46,20 @@ class StockProfiles:
     """Median F0 in Hz [n]."""
     f0_spread: np.ndarray
     """Standard deviation of log2 F0 [n] (how much the voice's pitch moves)."""
-    band_tops: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    """Upper band edges in Hz [b] of `band_embeddings` (BAND_TOPS)."""
-    band_embeddings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 256), np.float32))
+    band_tops: np.ndarray
+    """Upper band edges in Hz [b] of `band_embeddings` (BAND_TOPS; none once cut)."""
+    band_embeddings: np.ndarray
     """Unit embeddings [b, n, 256] of the same renders with nothing above band_tops[b]."""
 
     def without(self, excluded: set[str]) -> StockProfiles:
         keep = [i for i, n in enumerate(self.names) if n not in excluded]
-        bands = self.band_embeddings[:, keep] if len(self.band_tops) else self.band_embeddings
         return StockProfiles(
             tuple(self.names[i] for i in keep),
             self.embeddings[keep],
             self.f0[keep],
             self.f0_spread[keep],
             self.band_tops,
-            bands,
+            self.band_embeddings[:, keep],
         )
 
     def for_band(self, top_hz: float) -> StockProfiles:
@@ -70,15 +69,16 @@ class StockProfiles:
         if not len(self.band_tops) or top_hz > self.band_tops[-1] + BAND_STEP / 2:
             return self
         i = max(0, int(np.searchsorted(self.band_tops, top_hz, side="right")) - 1)
-        return replace(self, embeddings=self.band_embeddings[i], band_tops=np.zeros(0))
-
-    def heard_in(self, x16k: np.ndarray) -> StockProfiles:
-        """`for_band` of the band a 16 kHz recording carries."""
-        return self.for_band(guard.band_top(guard.band_gain(x16k)))
+        return replace(
+            self,
+            embeddings=self.band_embeddings[i],
+            band_tops=self.band_tops[:0],
+            band_embeddings=self.band_embeddings[:0],
+        )
 
     def nearest(self, x16k: np.ndarray, embedder: SpeakerEmbedder) -> str:
         """The stock voice nearest to a 16 kHz recording, heard through its band."""
-        heard = self.heard_in(x16k)
+        heard = self.for_band(guard.band_top(guard.band_gain(x16k)))
         return heard.names[int(np.argmax(heard.embeddings @ embedder.embed(x16k)))]
 
     def to_bytes(self) -> bytes:
@@ -97,7 +97,7 @@ class StockProfiles:
 
 def below(top_hz: float) -> tuple[np.ndarray, np.ndarray]:
     """A band (as guard.band_gain gives) from 0 Hz up to ``top_hz``."""
-    freqs = np.fft.rfftfreq(1024, 1 / 16_000)
+    freqs = np.fft.rfftfreq(1024, 1 / guard.RATE)
     return freqs, (freqs <= top_hz).astype(np.float64)
 
 
@@ -129,17 +129,15 @@ def load() -> StockProfiles:
         raise ModelFileError("The model manifest has no stock_embeddings entry. Reinstall tray-reader.")
     data = model_files._checked_data_file(info["file"], info["sha256"])
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        tops = z["band_tops"].astype(np.float64) if "band_tops" in z else np.zeros(0)
-        bands = z["band_embeddings"].astype(np.float32) if "band_embeddings" in z else None
-        if bands is not None:
-            bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
+        bands = z["band_embeddings"].astype(np.float32)
+        bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
         return StockProfiles(
             tuple(str(n) for n in z["names"]),
             z["embeddings"],
             z["f0"].astype(np.float64),
             z["f0_spread"],
-            tops,
-            bands if bands is not None else np.zeros((0, len(z["names"]), 256), np.float32),
+            z["band_tops"].astype(np.float64),
+            bands,
         )
 
 
