@@ -30,14 +30,16 @@ the text.
 
 Each voice (see COLUMNS) speaks guard.JUDGE_TEXT; it and clip B are limited to clip B's band (as
 the guard limits both sides to the held-back part's), and it is measured against clip B by
-  enc  1 - speaker-encoder cosine (lower is closer)
-  ahs  MFCC-covariance distance after cepstral mean removal (lower is closer)
+  enc   1 - cosine of the speaker encoder the search climbs (embedder.py; lower is closer)
+  ahs   MFCC-covariance distance after cepstral mean removal (lower is closer)
+  ge2e  1 - cosine of the second encoder (ge2e.py, GE2E), which the search and the fit never use
+The guard judges on the held-back part of clip A by all three; clip B is another recording.
 gap closed = (d(stock) - d(voice)) / (d(stock) - d(clip A vs clip B)): 0 is no better than
 the nearest stock voice (enrolment's pick), 1 is as close as the speaker's own other
 recording. The guarded voice is also measured from the best stock voice on clip B by each
 measure (every stock voice reads guard.JUDGE_TEXT; the strictest baseline: what trying them
-all against the speaker would have found), and one-sided (clip B not limited to its band),
-as this bench did before.
+all against the speaker would have found), and the nearest stock voice's rank among the
+stock voices on clip B by each measure (0: none closer).
 
     nice -n 19 .venv/bin/python bench/bench_enroll.py [--budget 35] [--refs allison,june,...]
         [--seed 0] [--clip-seconds 28] [--save DIR]
@@ -72,6 +74,7 @@ from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
 from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match  # noqa: E402
+from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
 from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
@@ -212,16 +215,19 @@ def clips(
     )
 
 
-def distance_to(b16: np.ndarray, embedder: SpeakerEmbedder) -> Callable[[np.ndarray], tuple[float, float]]:
-    """d(audio) = (1 - encoder cosine, AHS distance) to clip B ``b16``, both sides through
-    clip B's band (as the guard measures the held-back part)."""
+def distance_to(b16: np.ndarray, embedder: SpeakerEmbedder) -> Callable[[np.ndarray], tuple[float, ...]]:
+    """d(audio) = (1 - encoder cosine, AHS distance, 1 - GE2E cosine) to clip B ``b16``, both
+    sides through clip B's band (as the guard measures the held-back part)."""
     band = guard.band_gain(b16)
     b_band = guard.limit_band(b16, band)
     target = embedder.embed(b_band)
+    judge = JudgeEncoder.load()
+    third = judge.embed(b_band)
 
-    def d(audio16k: np.ndarray) -> tuple[float, float]:
+    def d(audio16k: np.ndarray) -> tuple[float, ...]:
         audio16k = guard.limit_band(audio16k, band)
-        return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b_band)
+        g = 1 - float(judge.embed(audio16k) @ third)
+        return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b_band), g
 
     return d
 
@@ -232,6 +238,8 @@ def to16k(x: np.ndarray, rate: int) -> np.ndarray:
     return soxr.resample(x, rate, 16_000).astype(np.float32) if rate != 16_000 else x
 
 
+MEASURES = (0, 1, 2)
+"""enc, ahs, ge2e: the indices of `distance_to`'s distances."""
 COLUMNS = ("nearest", "blend", "fitted", "nearest+p", "blend+p", "fitted+p", "guarded")
 """The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
 each of those three at the speaker's pitch, range and rate (+p), and the guard's choice."""
@@ -295,15 +303,7 @@ def main() -> int:
         except EnrollmentError as e:
             print(f"{ref}: refused: {e}", flush=True)
             continue
-        band = guard.band_gain(b16)
-        target_one_sided = embedder.embed(b16)
         measure = distance_to(b16, embedder)
-
-        def measure_one_sided(
-            audio16k: np.ndarray, b=b16, target=target_one_sided, band=band
-        ) -> tuple[float, float]:
-            audio16k = guard.limit_band(audio16k, band)
-            return 1 - cosine(embedder.embed(audio16k), target), ahs_distance(audio16k, b)
 
         base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
         load = os.getloadavg()[0]
@@ -324,20 +324,12 @@ def main() -> int:
             "dev": ref in DEV,
             "nearest_name": final.nearest_stock,
             "ceiling": measure(rec.speech16k),
-            "one_sided": {
-                "ceiling": (
-                    1 - cosine(embedder.embed(rec.speech16k), target_one_sided),
-                    ahs_distance(rec.speech16k, b16),
-                ),
-                "nearest": measure_one_sided(speak(cols["nearest"], guard.JUDGE_TEXT)),
-                "guarded": measure_one_sided(speak(final.best, guard.JUDGE_TEXT)),
-            },
             "took": took,
             "load": load,
             "kept": final.best.label,
         }
         for key, c in cols.items():
-            row[key] = measure(speak(c, guard.JUDGE_TEXT)) if c is not None else (float("nan"),) * 2
+            row[key] = measure(speak(c, guard.JUDGE_TEXT)) if c is not None else (float("nan"),) * 3
         # The stock voice nearest to clip B itself, by each measure: what a user who tried
         # every stock voice against the speaker would have picked.
         by_stock = {}
@@ -346,8 +338,9 @@ def main() -> int:
                 if n not in stock_renders:
                     stock_renders[n] = renderer.render16k(model_files.stock_pack(n), 1.0, [guard.JUDGE_TEXT])
                 by_stock[n] = measure(stock_renders[n])
-        best = [min(by_stock, key=lambda n, i=i: by_stock[n][i]) for i in (0, 1)]
-        row["best_stock"] = (by_stock[best[0]][0], by_stock[best[1]][1])
+        best = [min(by_stock, key=lambda n, i=i: by_stock[n][i]) for i in MEASURES]
+        row["best_stock"] = tuple(by_stock[b][i] for i, b in zip(MEASURES, best, strict=True))
+        row["stock_rank"] = tuple(sum(by_stock[n][i] < row["nearest"][i] for n in by_stock) for i in MEASURES)
         row["best_stock_names"] = best
         if args.save:
             _save(Path(args.save) / f"{ref}_seed{args.seed}.npz", rec.speech16k, b16, final, speak)
@@ -358,9 +351,11 @@ def main() -> int:
         cut = " (cut by the time caps)" if final.cut_by_time else ""
         print(f"    {final.random_blends} random blends, {final.fit_steps} fit steps{cut}; {took:.0f} s")
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
-        raw = ", ".join(f"{k} {row[k][0]:.3f}/{row[k][1]:.3f}" for k in ("ceiling", *COLUMNS, "best_stock"))
-        raw += f" ({row['best_stock_names'][0]}/{row['best_stock_names'][1]})"
-        print(f"    d to clip B (1 - encoder cosine / AHS; ceiling = clip A): {raw}")
+        raw = ", ".join(
+            f"{k} {'/'.join(f'{x:.3f}' for x in row[k])}" for k in ("ceiling", *COLUMNS, "best_stock")
+        )
+        raw += f" ({'/'.join(row['best_stock_names'])})"
+        print(f"    d to clip B (1 - encoder cosine / AHS / 1 - GE2E cosine; ceiling = clip A): {raw}")
         print_table(rows[-1:])
         sys.stdout.flush()
     print()
@@ -406,22 +401,16 @@ def closure_best(r: dict, i: int) -> float:
     return (r["best_stock"][i] - r["guarded"][i]) / gap if abs(gap) > 1e-9 else float("nan")
 
 
-def closure_one_sided(r: dict, i: int) -> float:
-    """The guarded voice's gap closed as measured before clip B went through its own band."""
-    o = r["one_sided"]
-    gap = o["nearest"][i] - o["ceiling"][i]
-    return (o["nearest"][i] - o["guarded"][i]) / gap if abs(gap) > 1e-9 else float("nan")
-
-
 def print_table(rows: list[dict]) -> None:
-    """A markdown table: gap closed on clip B per voice (enc/ahs), the guarded voice's also
-    measured one-sided (clip B not limited to its band, as before), time, load, WER, kept."""
+    """A markdown table: gap closed on clip B per voice (enc/ahs/ge2e), the guarded voice's
+    also from the best stock voice on clip B, the nearest stock voice's rank among the stock
+    voices on clip B, time, load, WER, kept."""
     heads = [
         "speaker",
         "nearest",
         *COLUMNS[1:],
         "guarded vs best stock on B",
-        "guarded, one-sided",
+        "nearest's rank on B",
         "time (load)",
         "WER stock/guarded",
         "kept",
@@ -433,12 +422,12 @@ def print_table(rows: list[dict]) -> None:
         def g(k: str, r=r) -> str:
             if np.isnan(r[k][0]):
                 return "-"
-            return f"{closure(r, k, 0):+.0%}/{closure(r, k, 1):+.0%}"
+            return "/".join(f"{closure(r, k, i):+.0%}" for i in MEASURES)
 
         cells = [r["ref"], r["nearest_name"], *(g(k) for k in COLUMNS[1:])]
         cells += [
-            f"{closure_best(r, 0):+.0%}/{closure_best(r, 1):+.0%}",
-            f"{closure_one_sided(r, 0):+.0%}/{closure_one_sided(r, 1):+.0%}",
+            "/".join(f"{closure_best(r, i):+.0%}" for i in MEASURES),
+            "/".join(str(n) for n in r["stock_rank"]),
             f"{r['took']:.0f} s ({r['load']:.1f})",
             f"{r['wer_stock']:.2f}/{r['wer_guarded']:.2f}",
             r["kept"],
@@ -447,16 +436,9 @@ def print_table(rows: list[dict]) -> None:
     if rows:
         means = ["mean", ""]
         for k in COLUMNS[1:]:
-            enc = np.nanmean([closure(r, k, 0) for r in rows])
-            ahs = np.nanmean([closure(r, k, 1) for r in rows])
-            means.append(f"{enc:+.0%}/{ahs:+.0%}")
-        means.append(
-            f"{np.nanmean([closure_best(r, 0) for r in rows]):+.0%}/"
-            f"{np.nanmean([closure_best(r, 1) for r in rows]):+.0%}"
-        )
-        enc1 = np.nanmean([closure_one_sided(r, 0) for r in rows])
-        ahs1 = np.nanmean([closure_one_sided(r, 1) for r in rows])
-        means.append(f"{enc1:+.0%}/{ahs1:+.0%}")
+            means.append("/".join(f"{np.nanmean([closure(r, k, i) for r in rows]):+.0%}" for i in MEASURES))
+        means.append("/".join(f"{np.nanmean([closure_best(r, i) for r in rows]):+.0%}" for i in MEASURES))
+        means.append("/".join(f"{np.mean([r['stock_rank'][i] for r in rows]):.1f}" for i in MEASURES))
         took = np.mean([r["took"] for r in rows])
         means += [
             f"{took:.0f} s",
@@ -464,9 +446,8 @@ def print_table(rows: list[dict]) -> None:
             "",
         ]
         print("| " + " | ".join(means) + " |")
-        worst = min(min(closure(r, "guarded", 0), closure(r, "guarded", 1)) for r in rows)
-        worst1 = min(min(closure_one_sided(r, 0), closure_one_sided(r, 1)) for r in rows)
-        print(f"worst guarded speaker by either measure: {worst:+.0%} (one-sided band: {worst1:+.0%})")
+        worst = [min(closure(r, "guarded", i) for r in rows) for i in MEASURES]
+        print(f"worst guarded speaker by each measure: {'/'.join(f'{w:+.0%}' for w in worst)}")
 
 
 if __name__ == "__main__":

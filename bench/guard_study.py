@@ -3,7 +3,7 @@ candidate's render, clip A (split as enrolment splits it) and clip B. For each s
 prints each candidate's measures on the held-back part and its gap closed on clip B, then
 what variants of the guard's rule would have kept and that voice's gap closed on clip B.
 
-    nice -n 19 .venv/bin/python bench/guard_study.py DIR [--only menardi,allison]
+    nice -n 19 .venv/bin/python bench/guard_study.py DIR [DIR ...] [--only menardi,allison]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tray_reader.voices import guard  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
+from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
 
 
@@ -26,34 +27,32 @@ def load(path: Path) -> dict:
     return {k: z[k] for k in z.files}
 
 
-def distances(
-    audio16k: np.ndarray, b16: np.ndarray, embedder: SpeakerEmbedder, both: bool
-) -> tuple[float, float]:
-    """(1 - encoder cosine, AHS) to clip B, the audio limited to clip B's band; ``both``:
-    clip B limited too (as the guard now measures), else as the bench measured before."""
+def distances(audio16k: np.ndarray, b16: np.ndarray, embedder: SpeakerEmbedder) -> tuple[float, float, float]:
+    """(1 - encoder cosine, AHS, 1 - second encoder's cosine) to clip B, both through clip B's band."""
     band = guard.band_gain(b16)
-    a = guard.limit_band(audio16k, band)
-    b = guard.limit_band(b16, band) if both else b16
-    return 1 - cosine(embedder.embed(a), embedder.embed(b)), ahs_distance(a, b)
+    a, b = guard.limit_band(audio16k, band), guard.limit_band(b16, band)
+    judge = JudgeEncoder.load()
+    return (
+        1 - cosine(embedder.embed(a), embedder.embed(b)),
+        ahs_distance(a, b),
+        1 - cosine(judge.embed(a), judge.embed(b)),
+    )
 
 
-def closures(z: dict, embedder: SpeakerEmbedder, both: bool) -> np.ndarray:
-    if both:
-        ceiling = np.array(distances(z["a16"], z["b16"], embedder, both))
-    else:
-        e = embedder.embed
-        ceiling = np.array((1 - cosine(e(z["a16"]), e(z["b16"])), ahs_distance(z["a16"], z["b16"])))
-    d = np.array([distances(r, z["b16"], embedder, both) for r in z["renders"]])
+def closures(z: dict, embedder: SpeakerEmbedder) -> np.ndarray:
+    """[candidates, 3]: each candidate's gap closed on clip B by the three measures."""
+    ceiling = np.array(distances(z["a16"], z["b16"], embedder))
+    d = np.array([distances(r, z["b16"], embedder) for r in z["renders"]])
     return (d[0] - d) / (d[0] - ceiling)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("folder")
+    ap.add_argument("folders", nargs="+")
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     embedder = SpeakerEmbedder.load()
-    files = sorted(Path(args.folder).glob("*.npz"))
+    files = [f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))]
     if args.only:
         files = [f for f in files if any(f.stem.startswith(o) for o in args.only.split(","))]
     import pickle
@@ -70,20 +69,19 @@ def main() -> int:
             "kept_then": int(z["kept"]),
             "judgements": v.judgements,
             "kept": v.kept,
-            "new": closures(z, embedder, True),
-            "old": closures(z, embedder, False),
+            "new": closures(z, embedder),
         }
         rows.append(row)
         print(f"## {f.stem}  kept then {row['kept_then']}, now {v.kept}: {labels[v.kept]}")
         for i, lab in enumerate(labels):
             j = v.judgements[i]
-            n, o = row["new"][i], row["old"][i]
+            n = row["new"][i]
             print(
-                f"   {i:2d} enc {j.enc:.3f} ahs {j.ahs:.3f} wins {j.wins:.2f} | B {n[0]:+.0%}/{n[1]:+.0%}"
-                f" (old {o[0]:+.0%}/{o[1]:+.0%})  {lab[:60]}"
+                f"   {i:2d} enc {j.enc:.3f} ahs {j.ahs:.3f} judge {j.judge:.3f} wins {j.wins:.2f}"
+                f" | B {n[0]:+.0%}/{n[1]:+.0%}/{n[2]:+.0%}  {lab[:60]}"
             )
         sys.stdout.flush()
-    with open(Path(args.folder) / "study.pkl", "wb") as fh:
+    with open(Path(args.folders[0]) / "study.pkl", "wb") as fh:
         pickle.dump(rows, fh)
     variants(rows)
     return 0
@@ -98,7 +96,7 @@ CHOICES = {
 
 def variants(rows: list[dict]) -> None:
     """What each rule (win share threshold, margins or not, choice among passers) would keep:
-    per speaker the kept voice's gap closed on clip B (enc/ahs), then the mean and the worst."""
+    per speaker the kept voice's gap closed on clip B (enc/ahs/ge2e), then the mean and the worst."""
     print("| share | margins | choice | " + " | ".join(r["name"] for r in rows) + " | mean | worst |")
     for share in (0.0, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
         for margins in (True, False):
@@ -117,13 +115,13 @@ def variants(rows: list[dict]) -> None:
                     kept = min(ok, key=lambda i: key(js[i])) if ok else 0
                     c = r["new"][kept]
                     got.append(c)
-                    cells.append(f"{c[0]:+.0%}/{c[1]:+.0%}" + ("" if kept else " s"))
+                    cells.append(f"{c[0]:+.0%}/{c[1]:+.0%}/{c[2]:+.0%}" + ("" if kept else " s"))
                 g = np.array(got)
                 mean = g.mean(axis=0)
                 print(
                     f"| {share} | {margins} | {choice} | "
                     + " | ".join(cells)
-                    + f" | {mean[0]:+.0%}/{mean[1]:+.0%} | {g.min():+.0%} |"
+                    + f" | {mean[0]:+.0%}/{mean[1]:+.0%}/{mean[2]:+.0%} | {g.min():+.0%} |"
                 )
 
 

@@ -98,6 +98,7 @@ def test_guard_keeps_a_made_voice_that_is_closer_by_both_measures(enroller, hear
     )
     assert verdict.kept == 1 and verdict.message.startswith("kept made")
     assert verdict.chosen.ahs < verdict.stock.ahs and verdict.chosen.enc > verdict.stock.enc
+    assert verdict.chosen.judge > verdict.stock.judge
 
 
 @pytest.fixture(scope="module")
@@ -171,16 +172,26 @@ def test_a_copy_of_the_judged_speech_is_at_no_distance_though_the_recording_has_
         lambda i, _audio: 0.0,
     )
     copy = verdict.judgements[1]
-    assert copy.ahs < 0.01 and copy.enc > 0.999
+    assert copy.ahs < 0.01 and copy.enc > 0.999 and copy.judge > 0.999
     assert copy.wins == 1.0 and verdict.kept == 1
 
 
-def _measured(rng: np.random.Generator, direction: np.ndarray, scales: np.ndarray) -> guard._Measured:
+def _windows(rng: np.random.Generator, direction: np.ndarray, n: int) -> np.ndarray:
+    windows = direction + 0.6 * rng.normal(size=(n, len(direction)))
+    return np.asarray(windows / np.linalg.norm(windows, axis=1, keepdims=True))
+
+
+def _measured(
+    rng: np.random.Generator, direction: np.ndarray, scales: np.ndarray, judge: np.ndarray | None = None
+) -> guard._Measured:
     """A fake clip: 20 window embeddings around ``direction``, 400 feature frames with
-    standard deviations ``scales``."""
-    windows = direction + 0.6 * rng.normal(size=(20, len(direction)))
-    windows /= np.linalg.norm(windows, axis=1, keepdims=True)
-    return guard._Measured(windows, rng.normal(size=(400, len(scales))) * scales)
+    standard deviations ``scales``, and 12 second-encoder partials around ``judge`` (by
+    default the same direction)."""
+    return guard._Measured(
+        _windows(rng, direction, 20),
+        rng.normal(size=(400, len(scales))) * scales,
+        _windows(rng, direction if judge is None else judge, 12),
+    )
 
 
 def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance():
@@ -193,22 +204,24 @@ def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance
         _measured(rng, stock, stock_scales),  # the nearest stock voice
         _measured(rng, speaker, speaker_scales),  # the speaker's own voice: closer by both
         _measured(rng, stock, stock_scales),  # the stock voice again: only chance differs
-        _measured(rng, speaker, stock_scales),  # closer by the encoder only
+        _measured(rng, speaker, stock_scales),  # closer by the encoders only
+        _measured(rng, speaker, speaker_scales, judge=stock),  # closer but for the second encoder
     ]
     wins = guard.win_shares(renders, judged, draws=100)
     assert wins[0] == 0.0
     assert wins[1] >= 0.95
-    assert wins[2] < guard.WIN_SHARE and wins[3] < guard.WIN_SHARE
+    assert wins[2] < guard.WIN_SHARE and wins[3] < guard.WIN_SHARE and wins[4] < guard.WIN_SHARE
 
 
-def test_winners_need_both_margins_and_the_win_share_lowest_mfcc_distance_first():
+def test_winners_need_every_margin_and_the_win_share_lowest_mfcc_distance_first():
     J = guard.Judgement
-    stock = J("stock", 0.80, 1.00)
-    noisy = J("noisy", 0.90, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
-    small = J("small", 0.81, 0.90, wins=0.99)  # reliably better, by less than the encoder margin
-    sure = J("sure", 0.85, 0.90, wins=guard.WIN_SHARE)
-    surer = J("surer", 0.83, 0.85, wins=0.95)
-    assert guard.winners([stock, noisy, small]) == []  # the stock voice is kept
+    stock = J("stock", 0.80, 1.00, 0.70)
+    noisy = J("noisy", 0.90, 0.80, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
+    small = J("small", 0.81, 0.90, 0.75, wins=0.99)  # reliably better, by less than the encoder margin
+    one = J("one", 0.90, 0.80, 0.71, wins=0.99)  # better by the first encoder, not the second
+    sure = J("sure", 0.85, 0.90, 0.75, wins=guard.WIN_SHARE)
+    surer = J("surer", 0.83, 0.85, 0.73, wins=0.95)
+    assert guard.winners([stock, noisy, small, one]) == []  # the stock voice is kept
     assert guard.winners([stock, noisy, small, sure]) == [3]
     assert guard.winners([stock, noisy, sure, surer])[0] == 3  # the lowest MFCC distance of those kept
 

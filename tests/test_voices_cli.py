@@ -156,7 +156,15 @@ def test_voice_list_says_how_an_enrolled_voice_was_made_and_its_judged_score(
     line = describe(_enrolled(method, settings, fell_back), None)
     assert says in line
     assert "MFCC distance 0.660 vs nearest stock af_kore 0.750" in line
-    assert "speaker encoder 0.84 vs 0.80" in line
+    assert "speaker encoder 0.84 vs 0.80" in line  # enrolled before the guard's second encoder
+
+
+def test_voice_list_shows_both_speaker_encoders_when_the_guard_had_two():
+    from tray_reader.voices.commands import describe
+
+    info = _enrolled("top-5 blend", {})
+    info.scores["judged"].update(judge=0.77, stock_judge=0.71)
+    assert "speaker encoders 0.84 and 0.77 vs 0.80 and 0.71 (higher is closer)" in describe(info, None)
 
 
 def test_voice_list_says_which_words_of_the_text_were_matched():

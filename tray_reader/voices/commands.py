@@ -82,6 +82,16 @@ def made_by(info: VoiceInfo) -> str:
     return recipe
 
 
+def _encoders(judged: dict) -> str:
+    """The speaker encoders' cosines of the kept voice and the nearest stock voice (voices
+    enrolled before the guard had a second encoder have only the first)."""
+    enc, stock = float(judged.get("enc", 0)), float(judged.get("stock_enc", 0))
+    if "judge" not in judged:
+        return f"speaker encoder {enc:.2f} vs {stock:.2f}"
+    judge, stock_judge = float(judged["judge"]), float(judged.get("stock_judge", 0))
+    return f"speaker encoders {enc:.2f} and {judge:.2f} vs {stock:.2f} and {stock_judge:.2f}"
+
+
 def describe(info: VoiceInfo, default: str | None) -> str:
     mark = "*" if info.name == default else " "
     if info.kind == "stock":
@@ -96,8 +106,7 @@ def describe(info: VoiceInfo, default: str | None) -> str:
             f"{made_by(info)}; on {float(judged.get('judged_seconds', 0)):.0f} s held back from the fit: "
             f"MFCC distance {float(judged.get('ahs', 0)):.3f} vs nearest stock "
             f"{s.get('nearest_stock', '?')} {float(judged.get('stock_ahs', 0)):.3f} (lower is closer), "
-            f"speaker encoder {float(judged.get('enc', 0)):.2f} vs {float(judged.get('stock_enc', 0)):.2f} "
-            f"(higher is closer), {info.created[:10]}"
+            f"{_encoders(judged)} (higher is closer), {info.created[:10]}"
         )
     elif info.kind == "enrolled" and "similarity" in info.scores:
         s = info.scores

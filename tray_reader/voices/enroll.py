@@ -24,9 +24,10 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    on the voice's own render by the same checked pitch track), stored with the voice and
    applied at every read;
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
-   prosody-matched voices are judged on the judged part by two measures (guard.py); a made
-   voice is kept only if it beats the nearest stock voice by both, else that stock voice is
-   kept and the user is told.
+   prosody-matched voices are judged on the judged part by three measures (guard.py: the
+   search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
+   kept only if it beats the nearest stock voice by all three, else that stock voice is kept
+   and the user is told.
 bench/bench_enroll.py shows what each step does to an
 independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
 the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
@@ -698,8 +699,11 @@ class Enroller:
                 "enc": round(verdict.chosen.enc, 4),
                 "stock_ahs": round(verdict.stock.ahs, 4),
                 "stock_enc": round(verdict.stock.enc, 4),
+                "judge": round(verdict.chosen.judge, 4),
+                "stock_judge": round(verdict.stock.judge, 4),
                 "candidates": [
-                    [j.label, round(j.enc, 4), round(j.ahs, 4), round(j.wins, 3)] for j in verdict.judgements
+                    [j.label, round(j.enc, 4), round(j.ahs, 4), round(j.judge, 4), round(j.wins, 3)]
+                    for j in verdict.judgements
                 ],
             }
         info = VoiceInfo(

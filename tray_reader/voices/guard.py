@@ -2,10 +2,16 @@
 
 The recording is split once, at a pause: the first part (about two thirds) is all the search
 and the fit may use; the rest is judged on only. Each finished candidate speaks JUDGE_TEXT
-and is scored against the judged part by two measures that no step of the search optimises:
+and is scored against the judged part by three measures:
 
-* `enc`: the speaker encoder's cosine (higher is closer). The blend search does use this
-  encoder, but on the fit part's audio only; on the judged part it is a check of generalisation.
+* `enc`: the speaker encoder's cosine (higher is closer). The blend search climbs this
+  encoder, on the fit part's audio only; on the judged part it is a check of generalisation,
+  but a voice can also come out closer by it for the encoder's own quirks.
+* `judge`: a second speaker encoder's cosine (ge2e.py, higher is closer), which the search and
+  the fit never use: a voice closer by both encoders is more likely closer to the speaker,
+  not to what one encoder hears. (Replayed on the bench's saved runs, it turned away one
+  speaker's fitted voice that the first encoder and the MFCC measure passed and that this
+  encoder found further from the speaker's other recording than the stock voice.)
 * `ahs`: the MFCC-covariance (arithmetic-harmonic sphericity) distance after cepstral mean
   removal (lower is closer); nothing in enrolment optimises it.
 
@@ -14,11 +20,11 @@ compared with renders through the same band, and the recording's own weak sound 
 band's edge is cut as the renders' is (cutting only the renders made the MFCC covariances
 differ by the band edge, not by the voice).
 
-A candidate is kept only if it beats the nearest stock voice by both measures, each by more
+A candidate is kept only if it beats the nearest stock voice by all three measures, each by more
 than its margin, and does so in at least WIN_SHARE of the resamplings of the judged part and
-of the renders (`win_shares`: a few seconds of speech make both measures noisy, and how noisy
+of the renders (`win_shares`: a few seconds of speech make the measures noisy, and how noisy
 depends on the recording); among those, the one with the lowest `ahs` wins. Otherwise the
-nearest stock voice is kept and the user is told. Both measures are text-independent, so the
+nearest stock voice is kept and the user is told. The measures are text-independent, so the
 judged part's words need not be known.
 """
 
@@ -26,11 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from tray_reader.voices import intelligibility
-from tray_reader.voices.embedder import SpeakerEmbedder, cosine, pooled
+from tray_reader.voices.embedder import cosine, pooled
+from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.measure import covariance, features, sphericity
 
 RATE = 16_000
@@ -44,7 +52,7 @@ JUDGE_TEXT = (
 )
 """What each candidate says to be judged (words the fit renders never say)."""
 ENC_MARGIN = 0.02
-"""A kept voice's encoder cosine must exceed the stock voice's by this much."""
+"""A kept voice's cosine by each encoder must exceed the stock voice's by this much."""
 AHS_MARGIN = 0.02
 """... and its MFCC distance be this share below the stock voice's (both margins were set
 on the bench's dev speakers)."""
@@ -66,9 +74,15 @@ MAX_WER_RISE = 0.05
 """A kept voice may have at most this many more word errors (a share of the words heard)
 than the nearest stock voice, by the recogniser (`intelligibility`)."""
 WIN_SHARE = 0.8
-"""A kept voice must beat the nearest stock voice by both measures in this share of the
+"""A kept voice must beat the nearest stock voice by all three measures in this share of the
 resamplings (its point estimates must also beat it by the margins); set on the bench's dev
 speakers, where 0.7 to 0.85 kept the same voices."""
+
+
+class WindowEncoder(Protocol):
+    """A speaker encoder as the guard uses it (embedder.SpeakerEmbedder, ge2e.JudgeEncoder)."""
+
+    def window_embeddings(self, wav16k: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -81,13 +95,19 @@ class Judgement:
     """Speaker-encoder cosine to the judged part (higher is closer)."""
     ahs: float
     """MFCC-covariance distance to the judged part (lower is closer)."""
+    judge: float
+    """The second encoder's cosine to the judged part (higher is closer)."""
     wins: float = 0.0
     """Share of resamplings of the judged part in which it beats the nearest stock voice by
-    both measures (`win_shares`; 0 for the stock voice itself)."""
+    all three measures (`win_shares`; 0 for the stock voice itself)."""
 
     def beats(self, other: Judgement) -> bool:
-        """Closer than `other` by both measures, each by more than its margin."""
-        return self.enc > other.enc + ENC_MARGIN and self.ahs < other.ahs * (1 - AHS_MARGIN)
+        """Closer than `other` by all three measures, each by more than its margin."""
+        return (
+            self.enc > other.enc + ENC_MARGIN
+            and self.judge > other.judge + ENC_MARGIN
+            and self.ahs < other.ahs * (1 - AHS_MARGIN)
+        )
 
 
 @dataclass(frozen=True)
@@ -161,26 +181,34 @@ def limit_band(audio16k: np.ndarray, band: tuple[np.ndarray, np.ndarray]) -> np.
 
 @dataclass(frozen=True)
 class _Measured:
-    """What one clip's measures need: its window embeddings and its feature frames."""
+    """What one clip's measures need: each encoder's window embeddings and its feature frames."""
 
     windows: np.ndarray
-    """Unit embeddings of the encoder's windows [windows, 256]."""
+    """Unit embeddings of the first encoder's windows [windows, 256]."""
     feats: np.ndarray
     """MFCC (+ delta) frames [frames, d] (`measure.features`)."""
+    judge_windows: np.ndarray
+    """Unit embeddings of the second encoder's windows (partials) [partials, 256]."""
 
     @classmethod
-    def of(cls, audio16k: np.ndarray, embedder: SpeakerEmbedder) -> _Measured:
-        return cls(embedder.window_embeddings(audio16k), features(audio16k))
+    def of(cls, audio16k: np.ndarray, embedder: WindowEncoder, judge: WindowEncoder) -> _Measured:
+        return cls(
+            embedder.window_embeddings(audio16k), features(audio16k), judge.window_embeddings(audio16k)
+        )
 
     def blocks(self) -> list[np.ndarray]:
         return [self.feats[i : i + BLOCK_FRAMES] for i in range(0, len(self.feats), BLOCK_FRAMES)]
 
-    def resampled(self, window_at: np.ndarray, block_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(embeddings [draws, 256], covariances [draws, d, d]) of resamplings: row k draws
-        the windows at positions ``window_at[k]`` and the blocks of BLOCK_FRAMES feature
-        frames at ``block_at[k]`` (positions in [0, 1) along the clip, with replacement)."""
-        emb = _counts(window_at, len(self.windows)) @ self.windows
+    def resampled(
+        self, window_at: np.ndarray, block_at: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(embeddings [draws, 256], the second encoder's [draws, 256], covariances [draws, d, d])
+        of resamplings: row k draws each encoder's windows at positions ``window_at[k]`` and the
+        blocks of BLOCK_FRAMES feature frames at ``block_at[k]`` (positions in [0, 1) along the
+        clip, with replacement)."""
+        emb, judge = (_counts(window_at, len(w)) @ w for w in (self.windows, self.judge_windows))
         emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-12
+        judge /= np.linalg.norm(judge, axis=1, keepdims=True) + 1e-12
         blocks = self.blocks()
         counts = _counts(block_at, len(blocks))
         frames = counts @ np.array([len(b) for b in blocks], np.float64)
@@ -188,7 +216,7 @@ class _Measured:
         second = np.einsum("kb,bij->kij", counts, np.stack([b.T @ b for b in blocks]))
         cov = second - frames[:, None, None] * mean[:, :, None] * mean[:, None, :]
         cov /= np.maximum(frames - 1, 1)[:, None, None]
-        return emb, cov + 1e-6 * np.eye(self.feats.shape[1])
+        return emb, judge, cov + 1e-6 * np.eye(self.feats.shape[1])
 
 
 def _counts(at: np.ndarray, n: int) -> np.ndarray:
@@ -203,26 +231,27 @@ def win_shares(
     renders: Sequence[_Measured], judged: _Measured, draws: int = DRAWS, seed: int = 0
 ) -> np.ndarray:
     """For each render, the share of resamplings in which it is closer to the judged part
-    than render 0 by both measures (render 0: 0). The judged part is resampled on its own;
+    than render 0 by all three measures (render 0: 0). The judged part is resampled on its own;
     the renders, which all say JUDGE_TEXT, at the same positions along the text, so the
     noise of what is said is common to them and only the voices differ."""
     rng = np.random.default_rng(seed)
-    target, cj = judged.resampled(
+    target, target_judge, cj = judged.resampled(
         rng.random((draws, len(judged.windows))), rng.random((draws, len(judged.blocks())))
     )
     window_at = rng.random((draws, len(renders[0].windows)))
     block_at = rng.random((draws, len(renders[0].blocks())))
-    enc, ahs = [], []
+    enc, judge, ahs = [], [], []
     for r in renders:
-        e, c = r.resampled(window_at, block_at)
+        e, j, c = r.resampled(window_at, block_at)
         enc.append(np.sum(e * target, axis=1))
+        judge.append(np.sum(j * target_judge, axis=1))
         ahs.append(sphericity(c, cj))
-    wins = [(e > enc[0]) & (a < ahs[0]) for e, a in zip(enc, ahs, strict=True)]
+    wins = [(e > enc[0]) & (j > judge[0]) & (a < ahs[0]) for e, j, a in zip(enc, judge, ahs, strict=True)]
     return np.array([0.0] + [float(w.mean()) for w in wins[1:]])
 
 
 def winners(judgements: Sequence[Judgement]) -> list[int]:
-    """Indices of the voices that beat the nearest stock voice (index 0) by both measures'
+    """Indices of the voices that beat the nearest stock voice (index 0) by all three measures'
     margins and in WIN_SHARE of the resamplings, the lowest `ahs` first."""
     stock = judgements[0]
     found = [i for i, j in enumerate(judgements) if i > 0 and j.beats(stock) and j.wins >= WIN_SHARE]
@@ -244,12 +273,14 @@ def decide(
     labels: Sequence[str],
     speak: Callable[[int], np.ndarray],
     judged16k: np.ndarray,
-    embedder: SpeakerEmbedder,
+    embedder: WindowEncoder,
     word_errors: WordErrors = judge_text_errors,
+    judge: WindowEncoder | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
-    Of the voices closer by the two measures (`winners`), the first that a recogniser
+    Of the voices closer by the three measures (`winners`; `judge` is the second encoder, by
+    default the shipped one), the first that a recogniser
     understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
     ``word_errors(i, its render of the judging text)``, by default `judge_text_errors`;
     enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
@@ -258,15 +289,20 @@ def decide(
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
     the MFCC covariances differ by the band edge rather than by the voice."""
+    judge = judge or JudgeEncoder.load()
     band = band_gain(judged16k)
-    judged = _Measured.of(limit_band(judged16k, band), embedder)
+    judged = _Measured.of(limit_band(judged16k, band), embedder, judge)
     audio = [speak(i) for i in range(len(labels))]
-    renders = [_Measured.of(limit_band(a, band), embedder) for a in audio]
-    target, cj = pooled(judged.windows), covariance(judged.feats)
+    renders = [_Measured.of(limit_band(a, band), embedder, judge) for a in audio]
+    target, target_judge, cj = pooled(judged.windows), pooled(judged.judge_windows), covariance(judged.feats)
     wins = win_shares(renders, judged)
     judgements = tuple(
         Judgement(
-            lab, cosine(pooled(r.windows), target), float(sphericity(covariance(r.feats), cj)), float(w)
+            lab,
+            cosine(pooled(r.windows), target),
+            float(sphericity(covariance(r.feats), cj)),
+            cosine(pooled(r.judge_windows), target_judge),
+            float(w),
         )
         for lab, r, w in zip(labels, renders, wins, strict=True)
     )
@@ -291,9 +327,10 @@ def decide(
         j = judgements[kept]
         message = (
             f"kept {j.label}: on {seconds:.0f} s of your recording held back from the fit it is clearly "
-            f"closer than the nearest stock voice {stock_name} by both measures (MFCC distance {j.ahs:.3f} vs "
-            f"{stock.ahs:.3f}, lower is closer; speaker encoder {j.enc:.2f} vs {stock.enc:.2f}; closer by "
-            f"both in {j.wins:.0%} of resamplings of that part){understood}"
+            f"closer than the nearest stock voice {stock_name} by three measures (MFCC distance {j.ahs:.3f} vs "
+            f"{stock.ahs:.3f}, lower is closer; two speaker encoders {j.enc:.2f} and {j.judge:.2f} vs "
+            f"{stock.enc:.2f} and {stock.judge:.2f}; closer by all three in {j.wins:.0%} of resamplings "
+            f"of that part){understood}"
         )
     elif passed:
         message = (
@@ -303,7 +340,7 @@ def decide(
     else:
         message = (
             f"kept the nearest stock voice {stock_name}: no made voice was clearly closer to the "
-            f"{seconds:.0f} s of your recording held back from the fit by both measures"
+            f"{seconds:.0f} s of your recording held back from the fit by all three measures"
         )
     if kept and passed:
         message += f"; passed over as harder to follow: {'; '.join(passed)}"
