@@ -16,10 +16,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import bench_enroll as be  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
-from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
-from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
-from tray_reader.voices.measure import ahs_distance  # noqa: E402
+from tray_reader.voices.embedder import SpeakerEmbedder  # noqa: E402
 
 
 def load(path: Path) -> dict:
@@ -27,22 +26,11 @@ def load(path: Path) -> dict:
     return {k: z[k] for k in z.files}
 
 
-def distances(audio16k: np.ndarray, b16: np.ndarray, embedder: SpeakerEmbedder) -> tuple[float, float, float]:
-    """(1 - encoder cosine, AHS, 1 - second encoder's cosine) to clip B, both through clip B's band."""
-    band = guard.band_gain(b16)
-    a, b = guard.limit_band(audio16k, band), guard.limit_band(b16, band)
-    judge = JudgeEncoder.load()
-    return (
-        1 - cosine(embedder.embed(a), embedder.embed(b)),
-        ahs_distance(a, b),
-        1 - cosine(judge.embed(a), judge.embed(b)),
-    )
-
-
 def closures(z: dict, embedder: SpeakerEmbedder) -> np.ndarray:
-    """[candidates, 3]: each candidate's gap closed on clip B by the three measures."""
-    ceiling = np.array(distances(z["a16"], z["b16"], embedder))
-    d = np.array([distances(r, z["b16"], embedder) for r in z["renders"]])
+    """[candidates, 3]: each candidate's gap closed on clip B by the bench's three measures."""
+    measure = be.distance_to(z["b16"], embedder)
+    ceiling = np.array(measure(z["a16"]))
+    d = np.array([measure(r) for r in z["renders"]])
     return (d[0] - d) / (d[0] - ceiling)
 
 

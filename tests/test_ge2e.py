@@ -10,14 +10,8 @@ import pytest
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
-from tray_reader.voices import ge2e
+from tray_reader.voices import ge2e, guard
 from tray_reader.voices.embedder import cosine
-
-TEXT_A = (
-    "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
-    "The rainbow is a division of white light into many beautiful colours."
-)
-TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +41,15 @@ def test_a_voice_is_nearer_itself_saying_other_words_than_other_voices(renderer)
         ("af_heart", ("af_bella", "bf_emma", "am_adam")),
         ("am_adam", ("am_michael", "bm_george")),
     ):
-        a = embed(voice, TEXT_A)
-        same = cosine(a, embed(voice, TEXT_B))
+        a = embed(voice, guard.CHECK_TEXT)
+        same = cosine(a, embed(voice, guard.JUDGE_TEXT))
         for other in others:
-            assert same > cosine(a, embed(other, TEXT_B)) + 0.03, (voice, other)
+            assert same > cosine(a, embed(other, guard.JUDGE_TEXT)) + 0.03, (voice, other)
 
 
 def test_partials_are_unit_vectors_one_per_1_3_seconds_and_the_level_does_not_matter(renderer):
     judge = ge2e.JudgeEncoder.load()
-    audio = renderer.render16k(model_files.stock_pack("af_heart"), 1.0, [TEXT_A])
+    audio = renderer.render16k(model_files.stock_pack("af_heart"), 1.0, [guard.CHECK_TEXT])
     windows = judge.window_embeddings(audio)
     seconds = len(audio) / 16_000
     assert abs(len(windows) - (seconds - 1.6) * 1.3) <= 2
