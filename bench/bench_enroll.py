@@ -15,9 +15,11 @@ Speakers (Debian packages, development only, never shipped; install with
   to 7 kHz, the same prompts: june_wb and so on; apt-get install asterisk-core-sounds-en-g722
   asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 asterisk-core-sounds-ru-g722
   asterisk-core-sounds-es-g722, then asterisk-prompt-fr-armelle asterisk-prompt-es-co
-  again, which the G.722 packages' dependencies remove; pip install G722 decodes them).
-  Enrolment sees clip A only, with no text (the prompts' words are not English or not
-  known). Stock voices are in the search space as users have them. --refs also takes stock voices held out of the
+  again, which the G.722 packages' dependencies remove; pip install G722 decodes them), and
+  a LibriVox reader (austen: English, 16 kHz from an MP3, five sentences with their
+  transcript; apt-get install pocketsphinx-testdata).
+  Enrolment sees clip A only, with no text unless --text (the prompts' words are not English
+  or not known). Stock voices are in the search space as users have them. --refs also takes stock voices held out of the
   search (e.g. bf_emma). DEV names the speakers anything was ever tuned on; the table
   reports them apart from the held-out rest.
 
@@ -82,6 +84,7 @@ from tray_reader.voices.render import VoiceRenderer  # noqa: E402
 
 ASTERISK = "/usr/share/asterisk/sounds"
 CODEC2 = "/usr/share/codec2/wav"
+LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 SPEAKERS = {
     "allison": ("asterisk", "en_US_f_Allison"),
     "june": ("asterisk", "fr_CA_f_June"),
@@ -99,12 +102,27 @@ SPEAKERS = {
     "ivrvoice_wb": ("asterisk", "ru_RU_f_IvrvoiceRU.g722"),
     "allison_wb": ("asterisk", "en_US_f_Allison.g722"),
     "allison_es_wb": ("asterisk", "es_MX_f_Allison.g722"),
+    # A LibriVox reader (English, 16 kHz from a 64 kbit/s MP3): clip A the first three
+    # sentences (15 s), clip B the last two (9 s).
+    "austen": ("librivox", "0870,0880,0890:0920,0930"),
 }
-DEV = ("menardi", "allison", "ve9qrp", "allison_es", "bf_emma", "am_michael", "allison_wb", "allison_es_wb")
+DEV = (
+    "menardi",
+    "allison",
+    "ve9qrp",
+    "allison_es",
+    "bf_emma",
+    "am_michael",
+    "allison_wb",
+    "allison_es_wb",
+    "austen",
+)
 """Speakers rules and thresholds were set on: the guard's margins after menardi, allison and
 ve9qrp listened to while building the prosody step, the guard's reliability rule on all of
 these (allison_es is Allison reading Spanish; bf_emma and am_michael are stock voices held
-out of the search, rendered)."""
+out of the search, rendered); austen's first runs showed the guard's MFCC margin turning away
+voices closer by every measure on clip B (the MFCC veto that replaced it was then chosen on
+replays of every saved run, held-out speakers' included)."""
 NEW_TEXT = (
     "The quick brown fox jumps over the lazy dog near the river. "
     "We will meet again on Monday morning at ten o'clock in the library. "
@@ -115,8 +133,10 @@ NEW_TEXT = (
 )
 """What the guarded and the nearest stock voice read for the WER (said by no other step;
 74 words: with one or two sentences, one unlucky word moved the WER by 0.05-0.1)."""
-DEFAULT_REFS = ",".join(r for r in SPEAKERS if not r.endswith("_wb"))
-"""The telephone-band set; the wideband speakers (``*_wb``) are asked for by name."""
+DEFAULT_REFS = ",".join(
+    r for r, (kind, _) in SPEAKERS.items() if not r.endswith("_wb") and kind != "librivox"
+)
+"""The telephone-band set; the wideband speakers (``*_wb``, austen) are asked for by name."""
 TEXT_A = (
     "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
     "The rainbow is a division of white light into many beautiful colours."
@@ -169,6 +189,8 @@ def clip_a_text(ref: str, seconds: float) -> str | None:
     if ref not in SPEAKERS:
         return f"{TEXT_A} {TEXT_A_MORE}"
     kind, spec = SPEAKERS[ref]
+    if kind == "librivox":
+        return _librivox_text(spec.split(":")[0])
     if ref not in ("allison", "allison_wb") or kind != "asterisk" or not os.path.exists(TRANSCRIPTS):
         return None
     import gzip
@@ -199,6 +221,8 @@ def clips(
         if kind == "asterisk":
             n = len(_prompt_files(spec))
             return _prompts(spec, 0, seconds), _prompts(spec, n // 2, 10.0), ()
+        if kind == "librivox":
+            return tuple(_librivox(part) for part in spec.split(":")) + ((),)  # type: ignore[return-value]
         name, a, b = spec.split(":")
         x, rate = soundfile.read(f"{CODEC2}/{name}", dtype="float32")
 
@@ -213,6 +237,27 @@ def clips(
         (renderer.render(pack, 1.0, [TEXT_B, TEXT_B_MORE]), 24_000),
         (ref,),
     )
+
+
+def _librivox(numbers: str) -> tuple[np.ndarray, int]:
+    """The LibriVox sentences ``numbers`` joined with a quarter second between them."""
+    out, rate = [], 16_000
+    for n in numbers.split(","):
+        path = f"{LIBRIVOX}/sense_and_sensibility_01_austen_64kb-{n}.wav"
+        if not os.path.exists(path):
+            raise SystemExit(f"{path}: not installed (apt-get install pocketsphinx-testdata)")
+        x, rate = soundfile.read(path, dtype="float32")
+        out += [x, np.zeros(rate // 4, np.float32)]
+    return np.concatenate(out), rate
+
+
+def _librivox_text(numbers: str) -> str:
+    """The package's transcript of the sentences ``numbers``."""
+    said = {}
+    for line in Path(f"{LIBRIVOX}/transcription").read_text().splitlines():
+        words, _, name = line.rpartition("(")
+        said[name.rstrip(")").rsplit("-", 1)[-1]] = words.replace("<s>", "").replace("</s>", "").strip()
+    return ". ".join(said[n].capitalize() for n in numbers.split(",")) + "."
 
 
 def distance_to(b16: np.ndarray, embedder: SpeakerEmbedder) -> Callable[[np.ndarray], tuple[float, ...]]:
@@ -283,7 +328,7 @@ def main() -> int:
     ap.add_argument(
         "--text",
         action="store_true",
-        help="give enrolment clip A's words where known (stock voices, allison)",
+        help="give enrolment clip A's words where known (stock voices, allison, austen)",
     )
     args = ap.parse_args()
 

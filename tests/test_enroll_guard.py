@@ -83,7 +83,7 @@ def test_guard_falls_back_when_the_made_voice_is_further(enroller, heart):
     assert not verdict.judgements[1].beats(verdict.judgements[0])
 
 
-def test_guard_keeps_a_made_voice_that_is_closer_by_both_measures(enroller, heart):
+def test_guard_keeps_a_made_voice_that_is_closer_by_every_measure(enroller, heart):
     recording = prepare(telephone(heart, 24_000), 8000)
     _fit, judged = guard.split(recording.speech16k)
     far = Candidate("stock am_adam", {"am_adam": 1.0}, {"am_adam": 1.0})
@@ -199,31 +199,38 @@ def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance
     speaker, stock = rng.normal(size=16), rng.normal(size=16)
     speaker_scales = np.linspace(0.5, 2.0, 12)
     stock_scales = speaker_scales[::-1]
+    away = stock - 0.5 * speaker  # further from the speaker than the stock voice
     judged = _measured(rng, speaker, speaker_scales)
     renders = [
         _measured(rng, stock, stock_scales),  # the nearest stock voice
         _measured(rng, speaker, speaker_scales),  # the speaker's own voice: closer by both
         _measured(rng, stock, stock_scales),  # the stock voice again: only chance differs
-        _measured(rng, speaker, stock_scales),  # closer by the encoders only
-        _measured(rng, speaker, speaker_scales, judge=stock),  # closer but for the second encoder
+        _measured(rng, speaker, speaker_scales, judge=away),  # closer but for the second encoder
+        _measured(rng, away, speaker_scales, judge=speaker),  # closer by the second encoder only
+        _measured(rng, speaker, stock_scales),  # closer by both encoders, not by the MFCC frames
     ]
     wins = guard.win_shares(renders, judged, draws=100)
     assert wins[0] == 0.0
     assert wins[1] >= 0.95
     assert wins[2] < guard.WIN_SHARE and wins[3] < guard.WIN_SHARE and wins[4] < guard.WIN_SHARE
+    # The MFCC distance is a veto on the point estimates (`winners`), not part of the share.
+    assert wins[5] >= 0.95
 
 
-def test_winners_need_every_margin_and_the_win_share_lowest_mfcc_distance_first():
+def test_winners_need_both_encoders_margins_the_win_share_and_no_further_mfcc_distance():
     J = guard.Judgement
     stock = J("stock", 0.80, 1.00, 0.70)
     noisy = J("noisy", 0.90, 0.80, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
     small = J("small", 0.81, 0.90, 0.75, wins=0.99)  # reliably better, by less than the encoder margin
     one = J("one", 0.90, 0.80, 0.71, wins=0.99)  # better by the first encoder, not the second
+    further = J("further", 0.90, 1.01, 0.80, wins=0.99)  # better by both encoders, further by MFCC
+    level = J("level", 0.85, 1.00, 0.75, wins=guard.WIN_SHARE)  # as far by MFCC: kept
     sure = J("sure", 0.85, 0.90, 0.75, wins=guard.WIN_SHARE)
     surer = J("surer", 0.83, 0.85, 0.73, wins=0.95)
-    assert guard.winners([stock, noisy, small, one]) == []  # the stock voice is kept
+    assert guard.winners([stock, noisy, small, one, further]) == []  # the stock voice is kept
+    assert guard.winners([stock, noisy, small, further, level]) == [4]
     assert guard.winners([stock, noisy, small, sure]) == [3]
-    assert guard.winners([stock, noisy, sure, surer])[0] == 3  # the lowest MFCC distance of those kept
+    assert guard.winners([stock, noisy, sure, surer, level])[0] == 3  # the lowest MFCC distance of those kept
 
 
 def _reverb(x: np.ndarray, rate: int, rt60: float = 1.2) -> np.ndarray:

@@ -26,8 +26,8 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
    prosody-matched voices are judged on the judged part by three measures (guard.py: the
    search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
-   kept only if it beats the nearest stock voice by all three, else that stock voice is kept
-   and the user is told.
+   kept only if it beats the nearest stock voice by both encoders and is no further by the
+   MFCC statistics, else that stock voice is kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
 independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
 the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
@@ -192,8 +192,9 @@ class EnrollResult:
             return f"nearest stock voice {self.nearest_stock}"
         v = self.verdict
         text = (
-            f"{v.message}. Score on the held-back part: MFCC distance {v.chosen.ahs:.3f} "
-            f"(nearest stock voice {self.nearest_stock}: {v.stock.ahs:.3f})"
+            f"{v.message}. Score on the held-back part, by the speaker encoder the search never "
+            f"uses: {v.chosen.judge:.2f} (nearest stock voice {self.nearest_stock}: {v.stock.judge:.2f}; "
+            f"higher is closer)"
         )
         if self.cut_by_time:
             text += (
