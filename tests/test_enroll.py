@@ -198,3 +198,23 @@ def test_fit_simplex_recovers_a_convex_combination():
     assert np.allclose(got, w, atol=0.02) and got.min() >= 0 and got.sum() == pytest.approx(1)
     outside = fit_simplex(e, 3 * e[0])  # beyond the hull: the nearest vertex
     assert np.argmax(outside) == 0 and outside.min() >= 0
+
+
+def test_with_the_words_known_the_rate_is_matched_by_how_long_they_take(enroller):
+    """A speaker who takes longer over the same words than the voice (am_michael, matched
+    with am_santa; TEXT_A known): the prosody-matched voice says them in about the recording's
+    speech time. (The voiced stretches per second, used when the words are not known, left
+    this pair's length 16 % off.)"""
+    from tray_reader.voices import guard
+    from tray_reader.voices.enroll import SpeakerProsody, match_prosody, speech_seconds
+
+    r = enroller.renderer
+    recording = r.render16k(model_files.stock_pack("am_michael"), 1.0, [TEXT_A])
+    said = speech_seconds(recording)
+    speaker = SpeakerProsody.of(recording)
+    assert speaker is not None
+    base = Candidate("stock am_santa", {"am_santa": 1.0}, {"am_santa": 1.0})
+    matched = match_prosody(base, speaker, r, [TEXT_A], guard.band_gain(recording), said)
+    assert matched is not None and matched.speed > 1.0
+    again = r.render16k(build_pack(matched), matched.speed, [TEXT_A], matched.intonation)
+    assert abs(speech_seconds(again) / said - 1) < 0.05

@@ -21,8 +21,9 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    the same voice; their time caps only stop them on a busy machine, and the result says so;
 7. prosody (`match_prosody`): the nearest stock voice, the blend and the fitted style, each
    also read at the speaker's pitch level, pitch range and rate (measured on the fit part and
-   on the voice's own render by the same checked pitch track), stored with the voice and
-   applied at every read;
+   on the voice's own render by the same checked pitch track; the rate, when the words are
+   known, by how long each takes to say them), stored with the voice and applied at every
+   read;
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
    prosody-matched voices are judged on the judged part by three measures (guard.py: the
    search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
@@ -318,6 +319,8 @@ def match(
                 text, seconds = said.head(SEARCH_SECONDS)
                 said16k = recording.speech16k[: int(seconds * 16_000)]
     texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
+    # The recording's speech time saying `texts` (0: its words are not known).
+    said_seconds = speech_seconds(said16k) if text and text.strip() else 0.0
     search = _Search(renderer, embedder, target, texts, band)
 
     pace = _Pace(settings)
@@ -385,7 +388,7 @@ def match(
                 best, best_sim, best_audio = c, s, audio
 
     if settings.match_rate and text and not out_of_time():
-        rec_speech = speech_seconds(said16k)
+        rec_speech = said_seconds
         ren_speech = speech_seconds(best_audio) * best.speed
         if rec_speech > 0 and ren_speech > 0:
             speed = float(np.clip(ren_speech / rec_speech, 0.75, 1.35))
@@ -449,7 +452,7 @@ def match(
         for base in (single, initial, fitted_style):
             if base is not None and speaker is not None and not cancel.is_set():
                 step(pace(), f"matching your pitch and speaking rate ({base.label})")
-                matched = match_prosody(base, speaker, renderer, texts, band)
+                matched = match_prosody(base, speaker, renderer, texts, band, said_seconds)
                 if matched is not None:
                     judged.append(matched)
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
@@ -598,29 +601,38 @@ def match_prosody(
     renderer: VoiceRenderer,
     texts: Sequence[str],
     band: tuple[np.ndarray, np.ndarray],
+    said_seconds: float = 0.0,
 ) -> Candidate | None:
     """``base`` read at the speaker's pitch level, range and rate (None if its renders have
     no measurable pitch). Each render is limited to the recording's band and measured as
     the recording was (`measure.pitch_track`), so a telephone channel biases both alike.
 
     Two renders: the range from the voice's own spread, then the level and speed from a
-    render at that range (widening the range moves the measured median, too)."""
+    render at that range (widening the range moves the measured median, too).
+
+    The rate: when the recording's words are known (``texts`` are what it says, in
+    ``said_seconds`` of its speech), the render's speech time for the same words against
+    the recording's; otherwise the voiced stretches per second, a rougher guide (a reader
+    whose voicing runs on through his words counts fewer stretches: docs/benchmarks.md)."""
     pack = build_pack(base)
 
-    def measured(prosody: Prosody, speed: float) -> SpeakerProsody | None:
+    def measured(prosody: Prosody, speed: float) -> tuple[SpeakerProsody | None, np.ndarray]:
         audio = guard.limit_band(renderer.render16k(pack, speed, texts, prosody), band)
-        return SpeakerProsody.of(audio)
+        return SpeakerProsody.of(audio), audio
 
-    own = measured(NEUTRAL, base.speed)
+    own, audio = measured(NEUTRAL, base.speed)
     if own is None:
         return None
     spread = float(np.clip(speaker.spread / own.spread, *SPREAD_LIMITS))
-    shaped = measured(Prosody(1.0, spread), base.speed) if abs(spread - 1.0) > 0.02 else own
+    shaped, audio = measured(Prosody(1.0, spread), base.speed) if abs(spread - 1.0) > 0.02 else (own, audio)
     if shaped is None:
         return None
     pitch = float(np.clip(speaker.median_hz / shaped.median_hz, *PITCH_LIMITS))
     speed = base.speed
-    if speaker.rate > 0 and shaped.rate > 0:
+    rendered = speech_seconds(audio)
+    if said_seconds > 0 and rendered > 0:
+        speed = float(np.clip(base.speed * rendered / said_seconds, *SPEED_LIMITS))
+    elif speaker.rate > 0 and shaped.rate > 0:
         speed = float(np.clip(base.speed * speaker.rate / shaped.rate, *SPEED_LIMITS))
     label = f"{base.label}, your pitch x{pitch:.2f} range x{spread:.2f} speed {speed:.2f}"
     return Candidate(label, base.timbre, base.prosody, speed, base.pack, Prosody(pitch, spread))
