@@ -222,7 +222,8 @@ def clips(
             n = len(_prompt_files(spec))
             return _prompts(spec, 0, seconds), _prompts(spec, n // 2, 10.0), ()
         if kind == "librivox":
-            return tuple(_librivox(part) for part in spec.split(":")) + ((),)  # type: ignore[return-value]
+            a_part, b_part = spec.split(":")
+            return _librivox(a_part), _librivox(b_part), ()
         name, a, b = spec.split(":")
         x, rate = soundfile.read(f"{CODEC2}/{name}", dtype="float32")
 

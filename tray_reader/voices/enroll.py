@@ -388,10 +388,9 @@ def match(
                 best, best_sim, best_audio = c, s, audio
 
     if settings.match_rate and text and not out_of_time():
-        rec_speech = said_seconds
         ren_speech = speech_seconds(best_audio) * best.speed
-        if rec_speech > 0 and ren_speech > 0:
-            speed = float(np.clip(ren_speech / rec_speech, 0.75, 1.35))
+        if said_seconds > 0 and ren_speech > 0:
+            speed = float(np.clip(ren_speech / said_seconds, 0.75, 1.35))
             if abs(speed - 1.0) >= 0.03:
                 c = Candidate(f"{best.label}, speed {speed:.2f}", best.timbre, best.prosody, speed)
                 step(elapsed_fraction(), f"matching speaking rate (speed {speed:.2f})")
@@ -629,9 +628,8 @@ def match_prosody(
         return None
     pitch = float(np.clip(speaker.median_hz / shaped.median_hz, *PITCH_LIMITS))
     speed = base.speed
-    rendered = speech_seconds(audio)
-    if said_seconds > 0 and rendered > 0:
-        speed = float(np.clip(base.speed * rendered / said_seconds, *SPEED_LIMITS))
+    if said_seconds > 0:
+        speed = float(np.clip(base.speed * speech_seconds(audio) / said_seconds, *SPEED_LIMITS))
     elif speaker.rate > 0 and shaped.rate > 0:
         speed = float(np.clip(base.speed * speaker.rate / shaped.rate, *SPEED_LIMITS))
     label = f"{base.label}, your pitch x{pitch:.2f} range x{spread:.2f} speed {speed:.2f}"

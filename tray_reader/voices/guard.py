@@ -26,9 +26,8 @@ the renders (`win_shares`: a few seconds of speech make the measures noisy, and 
 depends on the recording), and is no further from the judged part by `ahs`; among those, the
 one with the lowest `ahs` wins. Otherwise the nearest stock voice is kept and the user is told.
 `ahs` is a veto, not a third race to win by a margin: on a few seconds of speech it hardly
-tells voices apart (on a reader's 5 s held back it put the stock voice at 0.656 and made voices
-at 0.649-0.692, where his second recording found them all 19-28 % of the gap closer), and
-asking it for a margin in most resamplings turned such voices away. The measures are
+tells voices apart, and asking it for a margin in most resamplings turned away voices that the
+speaker's second recording found closer by every measure (docs/benchmarks.md). The measures are
 text-independent, so the judged part's words need not be known.
 """
 
@@ -264,8 +263,8 @@ def decide(
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
-    Of the voices closer by both encoders and no further by the MFCC distance (`winners`; `judge` is the second encoder, by
-    default the shipped one), the first that a recogniser
+    Of the voices closer by both encoders and no further by the MFCC distance (`winners`;
+    `judge` is the second encoder, by default the shipped one), the first that a recogniser
     understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
     ``word_errors(i, its render of the judging text)``, by default `judge_text_errors`;
     enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
