@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -61,6 +62,7 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     settings = EnrollSettings(
         budget_seconds=120,
         fit_seconds=120,
+        total_seconds=float("inf"),
         refit_rounds=0,
         random_blends=1,
         fit_steps=3,
@@ -145,6 +147,7 @@ def test_the_same_recording_gives_the_same_voice(enroller, adam, no_recogniser):
     settings = EnrollSettings(
         budget_seconds=120,
         fit_seconds=120,
+        total_seconds=float("inf"),
         fit_blend=False,
         match_pitch=False,
         random_blends=1,
@@ -218,3 +221,46 @@ def test_with_the_words_known_the_rate_is_matched_by_how_long_they_take(enroller
     assert matched is not None and matched.speed > 1.0
     again = r.render16k(build_pack(matched), matched.speed, [TEXT_A], matched.intonation)
     assert abs(speech_seconds(again) / said - 1) < 0.05
+
+
+def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_sure(enroller, adam):
+    """No text given: enrolment renders the words the recogniser hears in the recording
+    when it is sure of them (am_adam reading TEXT_A), and its own sentences when it is not
+    (the same recording played backwards: the same voice and channel, no English words, as
+    another language is to the English model); the summary says which."""
+    from tests.asr import word_recall
+
+    settings = EnrollSettings(
+        budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
+    )
+    result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
+    assert result.heard is not None and result.heard.sure
+    assert result.text is not None and len(result.text.split()) >= 12
+    # What the search renders is what was said: most of its words are TEXT_A's.
+    assert word_recall(result.text, TEXT_A) >= 0.7
+    assert "words were recognised in your recording" in result.summary()
+
+    backwards = intelligibility.transcribe(adam.speech16k[::-1].copy())
+    assert backwards.words >= intelligibility.MIN_HEARD_WORDS and not backwards.sure
+    unsure = dataclasses.replace(result, heard=backwards, text=None, said=None)
+    assert "recogniser was not sure" in unsure.summary() and "giving the text" in unsure.summary()
+    none = dataclasses.replace(result, heard=None, text=None, said=None)
+    assert "no recogniser is installed" in none.summary()
+
+
+def test_on_a_machine_too_slow_for_the_time_allowed_the_search_is_shortened_and_the_user_told(
+    enroller, adam, no_recogniser
+):
+    """With no time left for the search and the fit within `total_seconds` (as on a machine
+    that renders speech slowly), the search gets its least time and stops before its count,
+    and the summary says why; given the time, it runs to its count."""
+    settings = EnrollSettings(
+        total_seconds=0.0, fit_seconds=0.0, match_prosody=False, refit_rounds=0, exclude=("am_adam",)
+    )
+    short = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
+    assert short.shortened and short.cut_by_time and short.random_blends < settings.random_blends
+    assert "renders speech too slowly" in short.summary()
+    roomy = dataclasses.replace(settings, total_seconds=float("inf"), budget_seconds=600.0, random_blends=2)
+    full = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, roomy)
+    assert not full.shortened and not full.cut_by_time and full.random_blends == 2
+    assert "slowly" not in full.summary() and "busy" not in full.summary()

@@ -297,6 +297,7 @@ def test_window_enrols_a_part_read_passage_under_xvfb(
         settings=EnrollSettings(
             budget_seconds=60,
             fit_seconds=60,
+            total_seconds=float("inf"),
             match_pitch=False,
             refit_rounds=0,
             random_blends=1,

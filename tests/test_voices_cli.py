@@ -185,6 +185,12 @@ def test_voice_list_says_which_words_of_the_text_were_matched():
     ]:
         info.scores["text"] = said
         assert f"blend of stock voices, {says}" in describe(info, None)
+    # No text given: the words recognised in the recording, or none.
+    del info.scores["text"]
+    info.scores["heard"] = {"words": 30, "sure": 0.66, "used": True}
+    assert "blend of stock voices, matched on the words recognised in your recording" in describe(info, None)
+    info.scores["heard"] = {"words": 30, "sure": 0.31, "used": False}
+    assert "without words to match (no text given, none recognised surely)" in describe(info, None)
 
 
 def test_voice_list_says_when_a_busy_computer_cut_the_search_short():

@@ -144,7 +144,7 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
             "--budget",
             type=_budget,
             default=None,
-            help="time for the blend search and the style fit together, in seconds (default 85)",
+            help="time for the blend search and the style fit together, in seconds (default 70, less on a computer too slow to end enrolment in about two minutes)",
         )
         p.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
     use = vs.add_parser("use", help="make NAME the default voice")

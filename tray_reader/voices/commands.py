@@ -79,6 +79,12 @@ def made_by(info: VoiceInfo) -> str:
             recipe += f", matched on {which} of your text's {int(said.get('words', 0))} words"
         else:
             recipe += ", without your text (the recording did not say enough of it)"
+    heard = info.scores.get("heard")
+    if isinstance(heard, dict):
+        if heard.get("used"):
+            recipe += ", matched on the words recognised in your recording"
+        else:
+            recipe += ", without words to match (no text given, none recognised surely)"
     return recipe
 
 
@@ -189,10 +195,13 @@ def _enroll_settings(budget: float | None) -> EnrollSettings:
         raise EnrollmentError(f"--budget must be from 0 to 3600 seconds, got {budget}")
     if budget is None:
         return EnrollSettings()
-    # --budget is the time for the search and the fit together, shared as the defaults are.
+    # --budget is the time for the search and the fit together, shared as the defaults are,
+    # and given in full however slow the machine.
     d = EnrollSettings()
     share = d.budget_seconds / (d.budget_seconds + d.fit_seconds)
-    return EnrollSettings(budget_seconds=budget * share, fit_seconds=budget * (1 - share))
+    return EnrollSettings(
+        budget_seconds=budget * share, fit_seconds=budget * (1 - share), total_seconds=float("inf")
+    )
 
 
 def _report(info: VoiceInfo, result: EnrollResult, out: Out) -> None:

@@ -36,6 +36,7 @@ the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 import time
@@ -66,6 +67,22 @@ time (about 30 words of a passage; the sentences said without a text take as lon
 candidate is rendered, so a whole long passage, or many short sentences with their pauses,
 would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
+LAST_PHASE_SPEECH = 220.0
+"""What the prosody step and the guard render, as seconds of speech (about; the recogniser's
+time counted as rendering its audio): the prosody-matched voices' renders (about four times
+the words searched), every candidate saying JUDGE_TEXT (about 10 s each), and the
+recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
+JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
+MIN_SEARCH_SECONDS = 8.0
+MIN_FIT_SECONDS = 15.0
+"""The least the search and the fit are given however slow the machine: on one too slow
+for `total_seconds`, enrolment takes longer rather than making no voice of its own."""
+FIT_SHARE = 0.65
+"""Of the time left for the search and the fit on a slow machine, the fit's share: its
+fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
+HEAR_SECONDS = 12.0
+"""Without a text, the recogniser listens to this much of the fit part's start (more than the
+search renders, and a few seconds' work for it)."""
 """About what the prosody step's and the guard's renders take, for the progress fraction."""
 
 Progress = Callable[[float, str], None]
@@ -76,6 +93,10 @@ Progress = Callable[[float, str], None]
 class EnrollSettings:
     """How hard enrolment works."""
 
+    total_seconds: float = 110.0
+    """About the longest an enrolment should take. On a machine too slow for the caps below
+    to leave the prosody step and the guard their time (`LAST_PHASE_SPEECH`, timed by the
+    first renders), the search's and the fit's caps shrink to fit it."""
     budget_seconds: float = 35.0
     """Longest wall-clock time for the blend search: a cap on a busy machine (the best
     candidate so far is kept when it ends); on an idle one `random_blends` ends it first."""
@@ -102,6 +123,9 @@ class EnrollSettings:
     """Try the prosody half blended from voices of similar pitch."""
     match_rate: bool = True
     """Match the speaking rate (needs the words of the recording)."""
+    transcribe: bool = True
+    """Without a text, use the words the recogniser hears, when it is sure of them
+    (`intelligibility.transcribe`)."""
     match_prosody: bool = True
     """Judge, beside each of the nearest stock voice, the blend and the fitted style, the
     same voice read at the speaker's pitch level, range and rate (`match_prosody`)."""
@@ -182,6 +206,33 @@ class EnrollResult:
     """Which words of the text given the recording was found to say (None without a text)."""
     text: str | None = None
     """The words the search rendered as the recording's own (None: they were not known)."""
+    heard: intelligibility.Heard | None = None
+    """Without a text: what the recogniser heard (None when it did not listen)."""
+    shortened: bool = False
+    """The machine was too slow for the search's and the fit's full caps within
+    `EnrollSettings.total_seconds`, so they were shortened."""
+
+    def words_note(self) -> str:
+        """Where the words the search matched came from, when no text was given ("" with one)."""
+        if self.said is not None and self.heard is None:
+            return "" if self.said.whole else self.said.describe()
+        if self.heard is not None and self.heard.sure and self.text is not None:
+            return (
+                f"No text was given: the words were recognised in your recording "
+                f"(sure {self.heard.confidence:.2f}) and your voice was matched saying them"
+            )
+        why = (
+            f"the recogniser was not sure of your recording's words ({self.heard.confidence:.2f}; "
+            f"it knows English only)"
+            if self.heard is not None and not self.heard.sure
+            else "the words recognised did not line up with your recording"
+            if self.heard is not None
+            else "no recogniser is installed"
+        )
+        return (
+            f"No text was given and {why}, so voices were compared saying other sentences: "
+            f"giving the text your recording reads lets enrolment match your own words"
+        )
 
     @property
     def fell_back(self) -> bool:
@@ -197,13 +248,20 @@ class EnrollResult:
             f"uses: {v.chosen.judge:.2f} (nearest stock voice {self.nearest_stock}: {v.stock.judge:.2f}; "
             f"higher is closer)"
         )
-        if self.cut_by_time:
+        if self.cut_by_time and self.shortened:
+            text += (
+                ". This computer renders speech too slowly for the whole search in about two "
+                "minutes, so the search and the fit were shortened: a closer voice may be found "
+                "on a faster one (the voice can be exported there and back)"
+            )
+        elif self.cut_by_time:
             text += (
                 ". The computer was busy or slow, so the search stopped at its time limit "
                 "before its last steps: enrolling again when it is idle may find a closer voice"
             )
-        if self.said is not None and not self.said.whole:
-            text += f". {self.said.describe()}"
+        note = self.words_note()
+        if note:
+            text += f". {note}"
         return text
 
 
@@ -284,7 +342,6 @@ def match(
     cancel = cancel or threading.Event()
     t0 = time.monotonic()
     renders0 = renderer.renders
-    deadline = t0 + settings.budget_seconds
     profiles = profiles.without(set(settings.exclude))
     if len(profiles.names) == 0:
         raise EnrollmentError("No stock voices are left to enrol from.")
@@ -304,12 +361,25 @@ def match(
         progress(min(1.0, fraction), message)
 
     said: align.ReadPart | None = None
-    said16k = recording.speech16k
+    said16k = spoken = recording.speech16k
+    heard: intelligibility.Heard | None = None
+    if not (text and text.strip()) and settings.transcribe and intelligibility.available():
+        # No text: what the recogniser hears in the fit part's start, if it is sure of it.
+        step(0.0, "listening for the words of your recording")
+        spoken = fit16k[: int(HEAR_SECONDS * 16_000)]
+        heard = intelligibility.transcribe(spoken)
+        if heard.sure:
+            text = heard.text
     if text and text.strip():
         # The recording may say only part of its text (a passage read until the recorder's
         # limit or stopped early; the clearest 30 s of a long recording): match those words.
-        step(0.0, "finding the words of the text in your recording")
-        said = align.words_said(recording.speech16k, text, renderer, model_files.stock_pack(nearest))
+        step(
+            0.0,
+            "finding the words heard in your recording"
+            if heard
+            else "finding the words of the text in your recording",
+        )
+        said = align.words_said(spoken, text, renderer, model_files.stock_pack(nearest))
         if said is None and not renderer.ids(text):
             text = None  # nothing in it the voices can say (another script, only punctuation)
         if said is not None:
@@ -317,7 +387,7 @@ def match(
             if said.usable:
                 # Their first SEARCH_SECONDS, and the speech that says them (for the rate).
                 text, seconds = said.head(SEARCH_SECONDS)
-                said16k = recording.speech16k[: int(seconds * 16_000)]
+                said16k = spoken[: int(seconds * 16_000)]
     texts = [text] if text and text.strip() else list(PROFILE_SENTENCES[:2])
     # The recording's speech time saying `texts` (0: its words are not known).
     said_seconds = speech_seconds(said16k) if text and text.strip() else 0.0
@@ -332,6 +402,7 @@ def match(
 
     step(0.0, f"nearest stock voice: {nearest}")
     single = Candidate(f"stock {nearest}", {nearest: 1.0}, {nearest: 1.0})
+    began = time.monotonic()
     nearest_sim, nearest_audio = search.score(single)
     best, best_sim, best_audio = single, nearest_sim, nearest_audio
     if cancel.is_set():
@@ -342,9 +413,23 @@ def match(
     w = softmax_weights(top, sims[order[:k]], settings.temperature)
     initial = Candidate(f"top-{k} blend", w, w)
     step(elapsed_fraction(), "trying a blend of the nearest stock voices")
-    initial_sim, audio = search.score(initial)
+    initial_sim, initial_audio = search.score(initial)
     if initial_sim > best_sim:
-        best, best_sim, best_audio = initial, initial_sim, audio
+        best, best_sim, best_audio = initial, initial_sim, initial_audio
+    # What the prosody step need not render again (both at speed 1 and their own pitch).
+    rendered = {single.label: nearest_audio, initial.label: initial_audio}
+    # This machine's speed, from these two renders: what the prosody step and the guard will
+    # take, and so what is left of `total_seconds` for the search and the fit.
+    per_second = (time.monotonic() - began) / max(1e-3, (len(nearest_audio) + len(initial_audio)) / 16_000)
+    last_phase = per_second * LAST_PHASE_SPEECH
+
+    def room() -> float:
+        return settings.total_seconds - (time.monotonic() - t0) - last_phase
+
+    fit_cap = min(settings.fit_seconds, max(MIN_FIT_SECONDS, FIT_SHARE * room()))
+    search_cap = min(settings.budget_seconds, max(MIN_SEARCH_SECONDS, room() - fit_cap))
+    deadline = began + search_cap
+    pace.plan(search_cap, fit_cap, last_phase)
 
     embeddings = profiles.embeddings.astype(np.float64)
 
@@ -439,7 +524,18 @@ def match(
     fit_steps = 0
     if settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None:
         pace.enter(1)
-        fitted_style, fit_steps = _fit_style(renderer, best, texts, fit16k, settings, cancel, step, pace)
+        fit_cap = min(settings.fit_seconds, max(MIN_FIT_SECONDS, room()))
+        pace.plan(search_cap, fit_cap, last_phase)
+        fitted_style, fit_steps = _fit_style(
+            renderer,
+            best,
+            texts,
+            fit16k,
+            dataclasses.replace(settings, fit_seconds=fit_cap),
+            cancel,
+            step,
+            pace,
+        )
     pace.enter(2)
     judged: list[Candidate] = [single]
     for option in (initial, fitted_candidate, before_search, best, fitted_style):
@@ -451,7 +547,9 @@ def match(
         for base in (single, initial, fitted_style):
             if base is not None and speaker is not None and not cancel.is_set():
                 step(pace(), f"matching your pitch and speaking rate ({base.label})")
-                matched = match_prosody(base, speaker, renderer, texts, band, said_seconds)
+                matched = match_prosody(
+                    base, speaker, renderer, texts, band, said_seconds, rendered.get(base.label)
+                )
                 if matched is not None:
                     judged.append(matched)
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
@@ -507,6 +605,8 @@ def match(
         ),
         said=said,
         text=text if text and text.strip() else None,
+        heard=heard,
+        shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
     )
 
 
@@ -519,6 +619,10 @@ class _Pace:
         self.weights = (settings.budget_seconds, settings.fit_seconds, JUDGE_SECONDS)
         self.phase = 0
         self.started = time.monotonic()
+
+    def plan(self, search: float, fit: float, last: float) -> None:
+        """The phases' times as planned on this machine (`match`)."""
+        self.weights = (search, fit, last)
 
     def enter(self, phase: int) -> None:
         self.phase, self.started = phase, time.monotonic()
@@ -601,6 +705,7 @@ def match_prosody(
     texts: Sequence[str],
     band: tuple[np.ndarray, np.ndarray],
     said_seconds: float = 0.0,
+    rendered: np.ndarray | None = None,
 ) -> Candidate | None:
     """``base`` read at the speaker's pitch level, range and rate (None if its renders have
     no measurable pitch). Each render is limited to the recording's band and measured as
@@ -612,11 +717,16 @@ def match_prosody(
     The rate: when the recording's words are known (``texts`` are what it says, in
     ``said_seconds`` of its speech), the render's speech time for the same words against
     the recording's; otherwise the voiced stretches per second, a rougher guide (a reader
-    whose voicing runs on through his words counts fewer stretches: docs/benchmarks.md)."""
+    whose voicing runs on through his words counts fewer stretches: docs/benchmarks.md).
+
+    ``rendered``: the voice's 16 kHz render of ``texts`` at its own pitch, if already made."""
     pack = build_pack(base)
 
     def measured(prosody: Prosody, speed: float) -> tuple[SpeakerProsody | None, np.ndarray]:
-        audio = guard.limit_band(renderer.render16k(pack, speed, texts, prosody), band)
+        made = rendered if prosody == NEUTRAL and rendered is not None else None
+        audio = guard.limit_band(
+            made if made is not None else renderer.render16k(pack, speed, texts, prosody), band
+        )
         return SpeakerProsody.of(audio), audio
 
     own, audio = measured(NEUTRAL, base.speed)
@@ -733,13 +843,20 @@ class Enroller:
                 "snr_db": round(min(recording.snr_db, 99.0), 1),
                 "judged": judged,
                 "text": None
-                if result.said is None
+                if result.said is None or result.heard is not None
                 else {
                     "first": result.said.first,
                     "end": result.said.end,
                     "words": result.said.total,
                     "cost": round(result.said.alignment.cost, 3),
                     "used": result.text is not None,
+                },
+                "heard": None
+                if result.heard is None
+                else {
+                    "words": result.heard.words,
+                    "sure": round(result.heard.confidence, 3),
+                    "used": result.heard.sure and result.text is not None,
                 },
                 "search": {
                     "random_blends": result.random_blends,

@@ -1,15 +1,19 @@
-"""How well a voice is understood: an offline recogniser's word error rate on a known text.
+"""How well a voice is understood: an offline recogniser's word error rate on a known text;
+and the words of a recording given without its text.
 
 The recogniser is pocketsphinx (BSD; its bundled US English model), an optional dependency
 (the `enrol` extra, which the README's setup installs). Without it nothing is checked and
 `word_errors` says so by returning None. Enrolment uses it to pass over a made voice that is
-understood less well than the nearest stock voice saying the same words (`guard.decide`);
-the tests and the enrolment bench use the same functions.
+understood less well than the nearest stock voice saying the same words (`guard.decide`),
+and, when no text is given, to hear what the recording says (`transcribe`), kept only when
+the recogniser is sure of it; the tests and the enrolment bench use the same functions.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import soxr
@@ -35,8 +39,31 @@ def available() -> bool:
     return True
 
 
-def recognise(audio: np.ndarray, rate: int) -> str:
-    """The words the recogniser hears in float32 mono ``audio`` sampled at ``rate``."""
+SURE = 0.5
+"""Least mean posterior of the words heard for `Heard.sure`: between English read clearly over
+a wideband channel, which it hears mostly right, and both English over a telephone or radio
+channel and other languages, which it hears as other words (bench/asr_confidence.py; the
+figures are in docs/benchmarks.md)."""
+MIN_HEARD_WORDS = 8
+"""Fewer words heard than this: too few to match by (as `align.MIN_WORDS`)."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the recogniser heard in a recording, and how sure it is."""
+
+    text: str
+    confidence: float
+    """The mean posterior probability of the words heard (0 when none were)."""
+    words: int
+
+    @property
+    def sure(self) -> bool:
+        """Whether the words are likely to be the ones said: enough of them, heard surely."""
+        return self.words >= MIN_HEARD_WORDS and self.confidence >= SURE
+
+
+def _decode(audio: np.ndarray, rate: int) -> Any:  # a pocketsphinx Decoder
     from pocketsphinx import Decoder
 
     audio = np.concatenate([np.zeros(int(LEAD_SILENCE * rate), np.float32), np.asarray(audio, np.float32)])
@@ -46,8 +73,23 @@ def recognise(audio: np.ndarray, rate: int) -> str:
     decoder.start_utt()
     decoder.process_raw(pcm16.tobytes(), full_utt=True)
     decoder.end_utt()
-    hyp = decoder.hyp()
+    return decoder
+
+
+def recognise(audio: np.ndarray, rate: int) -> str:
+    """The words the recogniser hears in float32 mono ``audio`` sampled at ``rate``."""
+    hyp = _decode(audio, rate).hyp()
     return hyp.hypstr if hyp is not None else ""
+
+
+def transcribe(audio16k: np.ndarray) -> Heard:
+    """The words heard in ``audio16k`` and the recogniser's mean posterior of them (fillers
+    and silences left out; a word's alternative pronunciation marker dropped)."""
+    decoder = _decode(audio16k, RATE)
+    said = [(s.word, float(s.prob)) for s in decoder.seg() if s.word[:1] not in "<[" and s.word.strip()]
+    text = " ".join(re.sub(r"\(\d+\)$", "", w) for w, _ in said)
+    confidence = float(np.mean([p for _, p in said])) if said else 0.0
+    return Heard(text, confidence, len(said))
 
 
 def words(text: str) -> list[str]:
