@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tray_reader import model_files
+from tray_reader import model_files, paths
 from tray_reader.errors import EnrollmentError
 from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility
@@ -73,6 +75,9 @@ time counted as rendering its audio): the prosody-matched voices' renders (about
 the words searched), every candidate saying JUDGE_TEXT (about 10 s each), and the
 recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
 JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
+STOCK_CHECK_SPEECH = 50.0
+"""Of that, the stock voice's part of the check, which a former enrolment near the same stock
+voice may have kept (`check_word_errors`)."""
 MIN_SEARCH_SECONDS = 8.0
 MIN_FIT_SECONDS = 15.0
 """The least the search and the fit are given however slow the machine: on one too slow
@@ -421,7 +426,7 @@ def match(
     # This machine's speed, from these two renders: what the prosody step and the guard will
     # take, and so what is left of `total_seconds` for the search and the fit.
     per_second = (time.monotonic() - began) / max(1e-3, (len(nearest_audio) + len(initial_audio)) / 16_000)
-    last_phase = per_second * LAST_PHASE_SPEECH
+    last_phase = per_second * (LAST_PHASE_SPEECH - (STOCK_CHECK_SPEECH if stock_check_kept(nearest) else 0.0))
 
     def room() -> float:
         return settings.total_seconds - (time.monotonic() - t0) - last_phase
@@ -555,15 +560,7 @@ def match(
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
     def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-        """The recogniser's word errors on candidate i saying JUDGE_TEXT (the guard's render)
-        and then CHECK_TEXT."""
-        if not intelligibility.available():
-            return None
-        c = judged[i]
-        more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
-        return intelligibility.word_errors(
-            np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
-        )
+        return check_word_errors(renderer, judged[i], judge_audio, stock=i == 0)
 
     verdict = guard.decide(
         nearest,
@@ -608,6 +605,72 @@ def match(
         heard=heard,
         shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
     )
+
+
+CHECKS_KEPT = 200
+"""Stock voices' word errors kept on disk (`check_word_errors`), the newest first."""
+
+
+def check_word_errors(
+    renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray, stock: bool = False
+) -> float | None:
+    """The recogniser's word errors on ``c`` saying JUDGE_TEXT (``judge_audio``, the guard's
+    render) and then CHECK_TEXT (None without a recogniser).
+
+    A stock voice's (at its own speed and pitch) are the same every time the same model says
+    the same words, so they are kept on disk (`paths.cache_dir`), keyed by what the model
+    rendered of JUDGE_TEXT and by the recogniser: the next enrolment near that voice saves a
+    long render and its recognition."""
+    if not intelligibility.available():
+        return None
+    key = ""
+    if stock:
+        h = hashlib.sha256(np.ascontiguousarray(judge_audio, np.float32).tobytes())
+        h.update(f"{guard.CHECK_TEXT}|{intelligibility.recogniser_version()}".encode())
+        key = h.hexdigest()
+        found = _kept_checks().get(key, {}).get("errors")
+        if isinstance(found, (int, float)):
+            return float(found)
+    more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
+    errors = intelligibility.word_errors(
+        np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
+    )
+    if key and errors is not None:
+        voice = next(iter(c.timbre)) if len(c.timbre) == 1 else ""
+        kept = {key: {"errors": errors, "voice": voice}}
+        kept.update((k, v) for k, v in _kept_checks().items() if k != key)
+        _keep_checks(dict(list(kept.items())[:CHECKS_KEPT]))
+    return errors
+
+
+def stock_check_kept(voice: str) -> bool:
+    """Whether a stock voice's check is likely kept on disk (`check_word_errors`)."""
+    return any(v.get("voice") == voice for v in _kept_checks().values())
+
+
+def _checks_path() -> Path:
+    return paths.cache_dir() / "enrol-stock-checks.json"
+
+
+def _kept_checks() -> dict[str, dict]:
+    try:
+        kept = json.loads(_checks_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {k: v for k, v in kept.items() if isinstance(v, dict)}
+
+
+def _keep_checks(kept: dict[str, dict]) -> None:
+    path = _checks_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(kept))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache: the next enrolment measures it again
 
 
 class _Pace:

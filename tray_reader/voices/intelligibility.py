@@ -76,6 +76,13 @@ def _decode(audio: np.ndarray, rate: int) -> Any:  # a pocketsphinx Decoder
     return decoder
 
 
+def recogniser_version() -> str:
+    """What identifies the recogniser's results: its version and the search cap."""
+    from importlib.metadata import version
+
+    return f"pocketsphinx {version('pocketsphinx')} maxhmmpf {MAX_HMMS_PER_FRAME} lead {LEAD_SILENCE}"
+
+
 def recognise(audio: np.ndarray, rate: int) -> str:
     """The words the recogniser hears in float32 mono ``audio`` sampled at ``rate``."""
     hyp = _decode(audio, rate).hyp()
