@@ -69,6 +69,8 @@ time (about 30 words of a passage; the sentences said without a text take as lon
 candidate is rendered, so a whole long passage, or many short sentences with their pauses,
 would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
+"""About what the prosody step's and the guard's renders take, for the progress fraction
+until the first renders have timed the machine."""
 LAST_PHASE_SPEECH = 220.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
@@ -88,7 +90,6 @@ fitted style comes closer to real speakers than the blends (docs/benchmarks.md).
 HEAR_SECONDS = 12.0
 """Without a text, the recogniser listens to this much of the fit part's start (more than the
 search renders, and a few seconds' work for it)."""
-"""About what the prosody step's and the guard's renders take, for the progress fraction."""
 
 Progress = Callable[[float, str], None]
 """Called with (fraction done 0..1, what is happening)."""
@@ -255,9 +256,9 @@ class EnrollResult:
         )
         if self.cut_by_time and self.shortened:
             text += (
-                ". This computer renders speech too slowly for the whole search in about two "
-                "minutes, so the search and the fit were shortened: a closer voice may be found "
-                "on a faster one (the voice can be exported there and back)"
+                ". This computer renders speech too slowly for the whole search within about two "
+                "minutes, so the search and the fit were shortened (`tray-reader voice add` with "
+                "`--budget 150` gives them their full time)"
             )
         elif self.cut_by_time:
             text += (
