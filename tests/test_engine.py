@@ -76,16 +76,24 @@ def test_a_wider_pitch_range_is_heard_in_the_audio(engine, phonemizer):
     from tray_reader.voices.measure import pitch_stats
     from tray_reader.voices.render import PROFILE_SENTENCES
 
-    ids = TextFrontEnd(phonemizer).ids(phonemizer(PROFILE_SENTENCES[1]))
     pack = model_files.stock_pack("am_adam")
+    wider, narrower = [], []
+    for sentence in PROFILE_SENTENCES:
+        ids = TextFrontEnd(phonemizer).ids(phonemizer(sentence))
 
-    def stats(prosody: Prosody) -> tuple[float, float]:
-        audio = engine.synthesize(ids, pack, 1.0, prosody)
-        return pitch_stats(soxr.resample(audio, 24_000, 16_000))
+        def stats(prosody: Prosody, ids: list[int] = ids) -> tuple[float, float]:
+            audio = engine.synthesize(ids, pack, 1.0, prosody)
+            return pitch_stats(soxr.resample(audio, 24_000, 16_000))
 
-    (m1, s1), (_, s2), (m3, _) = stats(Prosody()), stats(Prosody(1.0, 1.6)), stats(Prosody(1.25, 1.0))
-    assert s2 > 1.3 * s1
-    assert np.log2(m3 / m1) == pytest.approx(np.log2(1.25), abs=0.08)
+        (m1, s1), (_, s2), (_, s3) = stats(Prosody()), stats(Prosody(1.0, 1.6)), stats(Prosody(1.0, 0.6))
+        wider.append(s2 / s1)
+        narrower.append(s3 / s1)
+        if sentence == PROFILE_SENTENCES[1]:
+            m3 = stats(Prosody(1.25, 1.0))[0]
+            assert np.log2(m3 / m1) == pytest.approx(np.log2(1.25), abs=0.08)
+    # The tracker hears a range of x1.6 as about x1.3 (x1.15-1.4 by voice and sentence, and by
+    # the rounding a CPU's kernels give), and one of x0.6 as about x0.65.
+    assert np.mean(wider) > 1.2 and max(narrower) < 0.85, (wider, narrower)
 
 
 def _rss_mb() -> float:
