@@ -189,6 +189,7 @@ def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words
         adam, enroller.renderer, enroller.embedder, enroller.profiles, "中文的文字。", settings
     )
     assert other_script.text is None and other_script.said is None
+    assert "The text given has nothing the voices can say" in other_script.summary()
 
 
 def test_fit_simplex_recovers_a_convex_combination():
@@ -223,7 +224,9 @@ def test_with_the_words_known_the_rate_is_matched_by_how_long_they_take(enroller
     assert abs(speech_seconds(again) / said - 1) < 0.05
 
 
-def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_sure(enroller, adam):
+def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_sure(
+    enroller, adam, monkeypatch
+):
     """No text given: enrolment renders the words the recogniser hears in the recording
     when it is sure of them (am_adam reading TEXT_A), and its own sentences when it is not
     (the same recording played backwards: the same voice and channel, no English words, as
@@ -245,6 +248,7 @@ def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_
     unsure = dataclasses.replace(result, heard=backwards, text=None, said=None)
     assert "recogniser was not sure" in unsure.summary() and "giving the text" in unsure.summary()
     none = dataclasses.replace(result, heard=None, text=None, said=None)
+    monkeypatch.setattr(intelligibility, "available", lambda: False)
     assert "no recogniser is installed" in none.summary()
 
 

@@ -214,14 +214,23 @@ class EnrollResult:
     """The words the search rendered as the recording's own (None: they were not known)."""
     heard: intelligibility.Heard | None = None
     """Without a text: what the recogniser heard (None when it did not listen)."""
+    given: bool = False
+    """A text was given with the recording."""
     shortened: bool = False
     """The machine was too slow for the search's and the fit's full caps within
     `EnrollSettings.total_seconds`, so they were shortened."""
 
     def words_note(self) -> str:
-        """Where the words the search matched came from, when no text was given ("" with one)."""
-        if self.said is not None and self.heard is None:
-            return "" if self.said.whole else self.said.describe()
+        """Where the words the search matched came from ("" when they were the whole text given)."""
+        if self.given:
+            if self.said is not None:
+                return "" if self.said.whole else self.said.describe()
+            if self.text is None:
+                return (
+                    "The text given has nothing the voices can say, so voices were compared "
+                    "saying other sentences"
+                )
+            return ""
         if self.heard is not None and self.heard.sure and self.text is not None:
             return (
                 f"No text was given: the words were recognised in your recording "
@@ -234,6 +243,8 @@ class EnrollResult:
             else "the words recognised did not line up with your recording"
             if self.heard is not None
             else "no recogniser is installed"
+            if not intelligibility.available()
+            else "the recogniser was not asked"
         )
         return (
             f"No text was given and {why}, so voices were compared saying other sentences: "
@@ -368,6 +379,7 @@ def match(
 
     said: align.ReadPart | None = None
     said16k = spoken = recording.speech16k
+    given = bool(text and text.strip())
     heard: intelligibility.Heard | None = None
     if not (text and text.strip()) and settings.transcribe and intelligibility.available():
         # No text: what the recogniser hears in the fit part's start, if it is sure of it.
@@ -604,6 +616,7 @@ def match(
         said=said,
         text=text if text and text.strip() else None,
         heard=heard,
+        given=given,
         shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
     )
 
