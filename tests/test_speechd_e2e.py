@@ -192,10 +192,12 @@ def test_pause_and_resume_at_a_sentence(pulse, speechd) -> None:
     heard_after = recognise(after, pulse.rate)
     tail = before[-pulse.rate :]  # the last second before RESUME: paused, silent
     assert np.abs(tail).max() < 0.01, (heard_before, heard_after)
-    assert word_recall("the first sentence is about red cars", heard_before) >= 0.5, heard_before
-    assert "trees" not in heard_before
-    assert word_recall("the third one is about green trees", heard_after) >= 0.5, heard_after
-    assert "cars" not in heard_after, heard_after
+    # Which sentence was heard, by the words that tell them apart (the small recogniser
+    # mishears the others by turns: "the first sentence is about red cars" as "for
+    # sentencing it's about red cards").
+    before_words, after_words = set(heard_before.split()), set(heard_after.split())
+    assert {"red", "cars"} & before_words and not {"green", "trees"} & before_words, heard_before
+    assert {"green", "trees"} & after_words and not {"red", "cars"} & after_words, heard_after
 
 
 def test_doctor_sees_the_module_answer(speechd) -> None:
