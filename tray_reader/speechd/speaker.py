@@ -83,6 +83,8 @@ class _Message:
 
 
 SILENCE_RATE = 24_000
+CLOSE_WAIT = 60.0
+"""Seconds `EngineSpeaker.close` waits for its thread (a model load on a slow machine)."""
 
 
 class EngineSpeaker:
@@ -126,9 +128,12 @@ class EngineSpeaker:
                 self._current.pause_requested = True
 
     def close(self) -> None:
+        """Stop, and wait for the speaker's thread to end, however long the model it may
+        still be loading and warming takes (up to CLOSE_WAIT): a process that exits while
+        that thread is inside the model's native code can abort instead of exiting."""
         self.stop()
         self._queue.put(None)
-        self._thread.join(2.0)
+        self._thread.join(CLOSE_WAIT)
         self.player.close()
 
     # -- internals ----------------------------------------------------------------------------
