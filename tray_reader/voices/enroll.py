@@ -36,10 +36,10 @@ the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -51,6 +51,7 @@ import numpy as np
 
 from tray_reader import model_files, paths
 from tray_reader.errors import EnrollmentError
+from tray_reader.files import write_atomic
 from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
@@ -236,16 +237,16 @@ class EnrollResult:
                 f"No text was given: the words were recognised in your recording "
                 f"(sure {self.heard.confidence:.2f}) and your voice was matched saying them"
             )
-        why = (
-            f"the recogniser was not sure of your recording's words ({self.heard.confidence:.2f}; "
-            f"it knows English only)"
-            if self.heard is not None and not self.heard.sure
-            else "the words recognised did not line up with your recording"
-            if self.heard is not None
-            else "no recogniser is installed"
-            if not intelligibility.available()
-            else "the recogniser was not asked"
-        )
+        if self.heard is None:
+            why = (
+                "no recogniser is installed"
+                if not intelligibility.available()
+                else "the recogniser was not asked"
+            )
+        elif not self.heard.sure:
+            why = f"the recogniser was not sure of your recording's words ({self.heard.confidence:.2f}; it knows English only)"
+        else:
+            why = "the words recognised did not line up with your recording"
         return (
             f"No text was given and {why}, so voices were compared saying other sentences: "
             f"giving the text your recording reads lets enrolment match your own words"
@@ -573,7 +574,7 @@ def match(
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
     def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-        return check_word_errors(renderer, judged[i], judge_audio, stock=i == 0)
+        return check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
 
     verdict = guard.decide(
         nearest,
@@ -626,23 +627,25 @@ CHECKS_KEPT = 200
 
 
 def check_word_errors(
-    renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray, stock: bool = False
+    renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray, stock_voice: str = ""
 ) -> float | None:
     """The recogniser's word errors on ``c`` saying JUDGE_TEXT (``judge_audio``, the guard's
     render) and then CHECK_TEXT (None without a recogniser).
 
-    A stock voice's (at its own speed and pitch) are the same every time the same model says
-    the same words, so they are kept on disk (`paths.cache_dir`), keyed by what the model
-    rendered of JUDGE_TEXT and by the recogniser: the next enrolment near that voice saves a
-    long render and its recognition."""
+    A stock voice's (``stock_voice``: ``c`` is that voice at its own speed and pitch) are the
+    same every time the same model says the same words, so they are kept on disk
+    (`paths.cache_dir`), keyed by what the model rendered of JUDGE_TEXT and by the
+    recogniser: the next enrolment near that voice saves a long render and its recognition."""
     if not intelligibility.available():
         return None
+    kept: dict[str, dict] = {}
     key = ""
-    if stock:
+    if stock_voice:
         h = hashlib.sha256(np.ascontiguousarray(judge_audio, np.float32).tobytes())
         h.update(f"{guard.CHECK_TEXT}|{intelligibility.recogniser_version()}".encode())
         key = h.hexdigest()
-        found = _kept_checks().get(key, {}).get("errors")
+        kept = _kept_checks()
+        found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
     more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
@@ -650,10 +653,9 @@ def check_word_errors(
         np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
     )
     if key and errors is not None:
-        voice = next(iter(c.timbre)) if len(c.timbre) == 1 else ""
-        kept = {key: {"errors": errors, "voice": voice}}
-        kept.update((k, v) for k, v in _kept_checks().items() if k != key)
-        _keep_checks(dict(list(kept.items())[:CHECKS_KEPT]))
+        newest = {key: {"errors": errors, "voice": stock_voice}} | {k: v for k, v in kept.items() if k != key}
+        with contextlib.suppress(OSError):  # a cache: the next enrolment measures it again
+            write_atomic(_checks_path(), json.dumps(dict(list(newest.items())[:CHECKS_KEPT])))
     return errors
 
 
@@ -674,17 +676,6 @@ def _kept_checks() -> dict[str, dict]:
     if not isinstance(kept, dict):
         return {}
     return {k: v for k, v in kept.items() if isinstance(v, dict)}
-
-
-def _keep_checks(kept: dict[str, dict]) -> None:
-    path = _checks_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(kept))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache: the next enrolment measures it again
 
 
 class _Pace:
