@@ -113,23 +113,16 @@ def last_sound(rec, offset: int, threshold: float = 0.01) -> float | None:  # no
 
 
 def median_f0(audio, rate: int) -> float:  # noqa: ANN001
-    """Median fundamental frequency (Hz) over the clearly voiced 40 ms frames, by
-    autocorrelation (70-500 Hz)."""
+    """Median fundamental frequency (Hz) of captured speech, by the product's own checked
+    pitch track (`voices.measure`: octave jumps against the recording's own median
+    rejected), 0 when too little is voiced."""
     import numpy as np
+    import soxr
 
-    w = int(0.04 * rate)
-    found = []
-    for i in range(0, len(audio) - w, w):
-        x = np.asarray(audio[i : i + w], np.float64)
-        if np.abs(x).max() < 0.05:
-            continue
-        x = x - x.mean()
-        c = np.correlate(x, x, "full")[w - 1 :]
-        lo, hi = int(rate / 500), int(rate / 70)
-        k = lo + int(np.argmax(c[lo:hi]))
-        if c[k] > 0.5 * c[0]:
-            found.append(rate / k)
-    return float(np.median(found)) if found else 0.0
+    from tray_reader.voices.measure import pitch_stats
+
+    x16k = soxr.resample(np.asarray(audio, np.float32), rate, 16_000)
+    return pitch_stats(np.asarray(x16k, np.float32))[0]
 
 
 class SpeechDispatcher:
