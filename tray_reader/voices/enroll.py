@@ -6,8 +6,10 @@ only the guard at the end hears.
 
 Steps (each candidate is rendered and scored by the speaker encoder against the fit part):
 1. the nearest stock voice by the shipped stock profiles, as heard through the recording's
-   band (stock_profiles.for_band; every render below is embedded through that band too);
-2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
+   band (stock_profiles.for_band; every render below is embedded through that band too), by
+   both the speaker encoder and the guard's second encoder on the whole recording;
+2. a top-k softmax blend of the stock packs nearest by the speaker encoder on the fit part
+   (the initial blend), and a convex blend
    fitted so that the blend of the stock embeddings approaches the recording's embedding;
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
@@ -26,7 +28,7 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    read;
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
    prosody-matched voices are judged on the judged part by three measures (guard.py: the
-   search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
+   search's encoder, a second encoder the search never climbs, MFCC statistics); a made voice is
    kept only if it beats the nearest stock voice by both encoders and is no further by the
    MFCC statistics, else that stock voice is kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
@@ -55,6 +57,7 @@ from tray_reader.files import write_atomic
 from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
@@ -373,7 +376,12 @@ def match(
     sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
-    nearest = names[0]
+    # The nearest stock voice, the one made voices must beat: the one both encoders put
+    # nearest to the whole recording (the first alone, on the fit part, which the search
+    # climbs, often picked one a second recording of the speaker found further by the other).
+    judge = JudgeEncoder.load()
+    whole = recording.speech16k
+    nearest = profiles.names[profiles.nearest_by_both(embedder.embed(whole), judge.embed(whole))]
 
     def step(fraction: float, message: str) -> None:
         progress(min(1.0, fraction), message)
@@ -585,6 +593,7 @@ def match(
         judged16k,
         embedder,
         word_errors,
+        judge,
     )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")
