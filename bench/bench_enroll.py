@@ -396,6 +396,11 @@ def main() -> int:
         print(f"{ref}: nearest {final.nearest_stock}; kept {final.best.label!r}")
         cut = " (cut by the time caps)" if final.cut_by_time else ""
         print(f"    {final.random_blends} random blends, {final.fit_steps} fit steps{cut}; {took:.0f} s")
+        search_s, fit_s, last_s, last_planned = final.phase_seconds
+        print(
+            f"    search {search_s:.0f} s, fit {fit_s:.0f} s, prosody and guard {last_s:.0f} s "
+            f"(planned {last_planned:.0f} s)"
+        )
         print(f"    guard: {final.verdict.message if final.verdict else '-'}")
         raw = ", ".join(
             f"{k} {'/'.join(f'{x:.3f}' for x in row[k])}" for k in ("ceiling", *COLUMNS, "best_stock")

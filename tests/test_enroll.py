@@ -268,6 +268,10 @@ def test_on_a_machine_too_slow_for_the_time_allowed_the_search_is_shortened_and_
     full = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, roomy)
     assert not full.shortened and not full.cut_by_time and full.random_blends == 2
     assert "slowly" not in full.summary() and "busy" not in full.summary()
+    # Each phase's time is told (the fit did not run; the guard always does), within the whole.
+    search_s, fit_s, last_s, planned = full.phase_seconds
+    assert search_s > 0 and fit_s == 0 and last_s > 0 and planned > 0
+    assert search_s + last_s <= full.seconds
 
 
 def test_a_stock_voices_word_errors_are_kept_for_the_next_enrolment(enroller, tmp_path, monkeypatch):

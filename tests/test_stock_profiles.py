@@ -9,7 +9,6 @@ import soxr
 from tray_reader import model_files
 from tray_reader.voices import guard, stock_profiles
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
-from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.preprocess import prepare
 from tray_reader.voices.render import VoiceRenderer
 from tray_reader.voices.stock_profiles import BAND_STEP, BAND_TOPS, StockProfiles
@@ -25,17 +24,8 @@ def _fake(n: int = 3) -> StockProfiles:
     full = rng.normal(size=(n, 256)).astype(np.float32)
     bands = rng.normal(size=(len(BAND_TOPS), n, 256)).astype(np.float32)
     bands[:, :, 0] = np.arange(len(BAND_TOPS))[:, None]  # which band, readable back
-    judge_bands = rng.normal(size=(len(BAND_TOPS), n, 256)).astype(np.float32)
-    judge_bands[:, :, 0] = -np.arange(len(BAND_TOPS))[:, None]
     return StockProfiles(
-        tuple(f"v{i}" for i in range(n)),
-        full,
-        np.full(n, 150.0),
-        np.full(n, 0.2),
-        BAND_TOPS.copy(),
-        bands,
-        rng.normal(size=(n, 256)).astype(np.float32),
-        judge_bands,
+        tuple(f"v{i}" for i in range(n)), full, np.full(n, 150.0), np.full(n, 0.2), BAND_TOPS.copy(), bands
     )
 
 
@@ -48,8 +38,6 @@ def test_for_band_takes_the_highest_top_at_or_below_the_recordings():
     assert p.for_band(1000.0).embeddings[0, 0] == 0  # below the grid: its lowest top
     assert p.for_band(8000.0) is p and p.for_band(8000.0 - BAND_STEP / 4) is p  # full band
     assert p.for_band(7950.0).embeddings[0, 0] == len(BAND_TOPS) - 1
-    # The second encoder's profiles are cut at the same top.
-    assert got.judge_embeddings[0, 0] == -(i - 1) and p.for_band(1000.0).judge_embeddings[0, 0] == 0
 
 
 def test_without_keeps_each_voices_band_embeddings_with_it():
@@ -58,21 +46,6 @@ def test_without_keeps_each_voices_band_embeddings_with_it():
     assert q.names == ("v0", "v2", "v3")
     assert np.array_equal(q.band_embeddings, p.band_embeddings[:, [0, 2, 3]])
     assert np.array_equal(q.for_band(3000.0).embeddings, p.for_band(3000.0).embeddings[[0, 2, 3]])
-    assert np.array_equal(q.judge_embeddings, p.judge_embeddings[[0, 2, 3]])
-    assert np.array_equal(q.for_band(3000.0).judge_embeddings, p.for_band(3000.0).judge_embeddings[[0, 2, 3]])
-
-
-def test_nearest_by_both_weighs_the_two_encoders_alike():
-    p = _fake(3)
-    unit = np.eye(3, 256)
-    p = StockProfiles(
-        p.names, unit, p.f0, p.f0_spread, p.band_tops, p.band_embeddings, unit.copy(), p.band_judge_embeddings
-    )
-    # The first encoder a little nearer v0, the second much nearer v1: v1.
-    enc, judge = np.array([0.6, 0.5, 0.0]), np.array([0.1, 0.7, 0.2])
-    assert p.nearest_by_both(np.pad(enc, (0, 253)), np.pad(judge, (0, 253))) == 1
-    # Both agree on v2: v2.
-    assert p.nearest_by_both(np.pad([0.1, 0.2, 0.9], (0, 253)), np.pad([0.0, 0.3, 0.8], (0, 253))) == 2
 
 
 def test_the_shipped_profiles_hold_every_band():
@@ -83,11 +56,6 @@ def test_the_shipped_profiles_hold_every_band():
     # Just under 8 kHz a render loses almost nothing: each voice stays itself.
     top = p.band_embeddings[-1]
     assert all(cosine(top[i], p.embeddings[i]) > 0.95 for i in range(len(p.names)))
-    assert p.band_judge_embeddings.shape == p.band_embeddings.shape
-    assert p.judge_embeddings.shape == p.embeddings.shape
-    assert np.allclose(np.linalg.norm(p.band_judge_embeddings, axis=-1), 1, atol=1e-3)
-    judge_top = p.band_judge_embeddings[-1]
-    assert all(cosine(judge_top[i], p.judge_embeddings[i]) > 0.95 for i in range(len(p.names)))
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +80,3 @@ def test_a_stock_voice_through_a_telephone_band_is_still_its_own_nearest(rendere
     rec = prepare(_telephone(renderer.render(model_files.stock_pack(voice), 1.0, [SPOKEN])), 24_000)
     assert 3300 < guard.band_top(guard.band_gain(rec.speech16k)) < 4100
     assert profiles.nearest(rec.speech16k, embedder) == voice
-    # Enrolment's choice, by both encoders, finds it too.
-    heard = profiles.for_band(guard.band_top(guard.band_gain(rec.speech16k)))
-    judge = JudgeEncoder.load()
-    got = heard.nearest_by_both(embedder.embed(rec.speech16k), judge.embed(rec.speech16k))
-    assert heard.names[got] == voice

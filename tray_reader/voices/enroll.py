@@ -6,10 +6,8 @@ only the guard at the end hears.
 
 Steps (each candidate is rendered and scored by the speaker encoder against the fit part):
 1. the nearest stock voice by the shipped stock profiles, as heard through the recording's
-   band (stock_profiles.for_band; every render below is embedded through that band too), by
-   both the speaker encoder and the guard's second encoder on the whole recording;
-2. a top-k softmax blend of the stock packs nearest by the speaker encoder on the fit part
-   (the initial blend), and a convex blend
+   band (stock_profiles.for_band; every render below is embedded through that band too);
+2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
    fitted so that the blend of the stock embeddings approaches the recording's embedding;
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
@@ -28,7 +26,7 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    read;
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
    prosody-matched voices are judged on the judged part by three measures (guard.py: the
-   search's encoder, a second encoder the search never climbs, MFCC statistics); a made voice is
+   search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
    kept only if it beats the nearest stock voice by both encoders and is no further by the
    MFCC statistics, else that stock voice is kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
@@ -57,7 +55,6 @@ from tray_reader.files import write_atomic
 from tray_reader.speech.types import NEUTRAL, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
-from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
@@ -223,6 +220,9 @@ class EnrollResult:
     shortened: bool = False
     """The machine was too slow for the search's and the fit's full caps within
     `EnrollSettings.total_seconds`, so they were shortened."""
+    phase_seconds: tuple[float, ...] = ()
+    """Seconds the search (with the first renders), the fit, and the prosody step with the
+    guard took, then the last one's estimate when the time was planned (for the bench)."""
 
     def words_note(self) -> str:
         """Where the words the search matched came from ("" when they were the whole text given)."""
@@ -376,12 +376,7 @@ def match(
     sims = profiles.embeddings.astype(np.float64) @ target.astype(np.float64)
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
-    # The nearest stock voice, the one made voices must beat: the one both encoders put
-    # nearest to the whole recording (the first alone, on the fit part, which the search
-    # climbs, often picked one a second recording of the speaker found further by the other).
-    judge = JudgeEncoder.load()
-    whole = recording.speech16k
-    nearest = profiles.names[profiles.nearest_by_both(embedder.embed(whole), judge.embed(whole))]
+    nearest = names[0]
 
     def step(fraction: float, message: str) -> None:
         progress(min(1.0, fraction), message)
@@ -593,9 +588,9 @@ def match(
         judged16k,
         embedder,
         word_errors,
-        judge,
     )
     best = judged[verdict.kept]
+    pace.enter(0)  # ends the last phase's clock
     step(1.0, f"done: {verdict.message}")
     return EnrollResult(
         pack=build_pack(best),
@@ -628,6 +623,7 @@ def match(
         heard=heard,
         given=given,
         shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
+        phase_seconds=(*pace.spent, last_phase),
     )
 
 
@@ -696,13 +692,17 @@ class _Pace:
         self.weights = (settings.budget_seconds, settings.fit_seconds, JUDGE_SECONDS)
         self.phase = 0
         self.started = time.monotonic()
+        self.spent = [0.0, 0.0, 0.0]
+        """Seconds each phase took (the current one's once it ends)."""
 
     def plan(self, search: float, fit: float, last: float) -> None:
         """The phases' times as planned on this machine (`match`)."""
         self.weights = (search, fit, last)
 
     def enter(self, phase: int) -> None:
-        self.phase, self.started = phase, time.monotonic()
+        now = time.monotonic()
+        self.spent[self.phase] += now - self.started
+        self.phase, self.started = phase, now
 
     def __call__(self, done: float = 0.0) -> float:
         w, p = self.weights, self.phase

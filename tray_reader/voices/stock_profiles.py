@@ -1,19 +1,13 @@
 """Precomputed profiles of the stock voices: speaker embedding and pitch of fixed renders.
 
-Made once with `python -m tray_reader.voices.stock_profiles [FILE]` (renders PROFILE_SENTENCES
-with each stock voice; `--add-judge` makes only the second encoder's again, keeping the
-first's) and shipped as models/stock_embeddings.npz, checked by its manifest entry.
+Made once with `python -m tray_reader.voices.stock_profiles` (renders PROFILE_SENTENCES with
+each stock voice) and shipped as models/stock_embeddings.npz, checked by its manifest entry.
 
 The speaker encoder hears a recording's band: a telephone or headset recording stops near
 3.4-4 kHz, and the stock voices' renders, which go to 8 kHz at 16 kHz, then all sound far
 from it, the voices with least above 4 kHz nearest. So the file also holds each voice's
 embedding with its render cut at BAND_TOPS, and enrolment compares a recording with the
 stock voices cut at the top of its own band (`for_band`).
-
-It also holds the same renders' embeddings by the guard's second encoder (ge2e.py), full
-band and cut at each of BAND_TOPS: enrolment's nearest stock voice is the one both encoders
-put nearest (`nearest_by_both`), which a second recording of the speaker found nearer by the
-encoder the search never uses and no further by the others (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -30,7 +24,6 @@ from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.voices import guard
 from tray_reader.voices.embedder import SpeakerEmbedder
-from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.measure import pitch_stats
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 
@@ -57,10 +50,6 @@ class StockProfiles:
     """Upper band edges in Hz [b] of `band_embeddings` (BAND_TOPS; none once cut)."""
     band_embeddings: np.ndarray
     """Unit embeddings [b, n, 256] of the same renders with nothing above band_tops[b]."""
-    judge_embeddings: np.ndarray
-    """The second encoder's (ge2e.JudgeEncoder) unit embeddings [n, 256] of the same renders."""
-    band_judge_embeddings: np.ndarray
-    """Its unit embeddings [b, n, 256] of the renders with nothing above band_tops[b]."""
 
     def without(self, excluded: set[str]) -> StockProfiles:
         keep = [i for i, n in enumerate(self.names) if n not in excluded]
@@ -71,8 +60,6 @@ class StockProfiles:
             self.f0_spread[keep],
             self.band_tops,
             self.band_embeddings[:, keep],
-            self.judge_embeddings[keep],
-            self.band_judge_embeddings[:, keep],
         )
 
     def for_band(self, top_hz: float) -> StockProfiles:
@@ -87,20 +74,12 @@ class StockProfiles:
             embeddings=self.band_embeddings[i],
             band_tops=self.band_tops[:0],
             band_embeddings=self.band_embeddings[:0],
-            judge_embeddings=self.band_judge_embeddings[i],
-            band_judge_embeddings=self.band_judge_embeddings[:0],
         )
 
     def nearest(self, x16k: np.ndarray, embedder: SpeakerEmbedder) -> str:
         """The stock voice nearest to a 16 kHz recording, heard through its band."""
         heard = self.for_band(guard.band_top(guard.band_gain(x16k)))
         return heard.names[int(np.argmax(heard.embeddings @ embedder.embed(x16k)))]
-
-    def nearest_by_both(self, enc: np.ndarray, judge: np.ndarray) -> int:
-        """Row of the voice with the highest sum of both encoders' cosines, given a recording's
-        unit embeddings by each (profiles already heard through its band, `for_band`)."""
-        both = self.embeddings.astype(np.float64) @ enc + self.judge_embeddings.astype(np.float64) @ judge
-        return int(np.argmax(both))
 
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
@@ -112,8 +91,6 @@ class StockProfiles:
             f0_spread=self.f0_spread.astype(np.float32),
             band_tops=self.band_tops.astype(np.float32),
             band_embeddings=self.band_embeddings.astype(np.float16),
-            judge_embeddings=self.judge_embeddings.astype(np.float32),
-            band_judge_embeddings=self.band_judge_embeddings.astype(np.float16),
         )
         return buf.getvalue()
 
@@ -124,28 +101,16 @@ def below(top_hz: float) -> tuple[np.ndarray, np.ndarray]:
     return freqs, (freqs <= top_hz).astype(np.float64)
 
 
-def _embedded(encoder: SpeakerEmbedder | JudgeEncoder, audio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(encoder's embedding of `audio`, [b, 256] of it cut at each of BAND_TOPS)."""
-    cut = [encoder.embed(guard.limit_band(audio, below(top))) for top in BAND_TOPS]
-    return encoder.embed(audio), np.stack(cut)
-
-
-def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder, judge: JudgeEncoder) -> StockProfiles:
-    names, f0s, spreads = [], [], []
-    embs: list[np.ndarray] = []
-    bands: list[np.ndarray] = []
-    judges: list[np.ndarray] = []
-    judge_bands: list[np.ndarray] = []
+def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
+    names, embs, f0s, spreads, bands = [], [], [], [], []
     for v in model_files.stock_voices():
         audio = renderer.render16k(model_files.stock_pack(v.name), 1.0, PROFILE_SENTENCES)
         f0, spread = pitch_stats(audio)
         names.append(v.name)
+        embs.append(embedder.embed(audio))
         f0s.append(f0)
         spreads.append(spread)
-        for encoder, full, cut in ((embedder, embs, bands), (judge, judges, judge_bands)):
-            e, b = _embedded(encoder, audio)
-            full.append(e)
-            cut.append(b)
+        bands.append([embedder.embed(guard.limit_band(audio, below(top))) for top in BAND_TOPS])
         print(f"{v.name}: profiled", file=sys.stderr, flush=True)
     return StockProfiles(
         tuple(names),
@@ -154,25 +119,6 @@ def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder, judge: JudgeEncode
         np.array(spreads),
         BAND_TOPS.copy(),
         np.stack(bands, axis=1).astype(np.float32),
-        np.stack(judges),
-        np.stack(judge_bands, axis=1).astype(np.float32),
-    )
-
-
-def with_judge(profiles: StockProfiles, renderer: VoiceRenderer, judge: JudgeEncoder) -> StockProfiles:
-    """`profiles` with the second encoder's embeddings made (the first's kept as they are:
-    renders differ in their last bits from one processor to another)."""
-    judges, judge_bands = [], []
-    for name in profiles.names:
-        audio = renderer.render16k(model_files.stock_pack(name), 1.0, PROFILE_SENTENCES)
-        e, b = _embedded(judge, audio)
-        judges.append(e)
-        judge_bands.append(b)
-        print(f"{name}: profiled by the second encoder", file=sys.stderr, flush=True)
-    return replace(
-        profiles,
-        judge_embeddings=np.stack(judges),
-        band_judge_embeddings=np.stack(judge_bands, axis=1).astype(np.float32),
     )
 
 
@@ -183,9 +129,8 @@ def load() -> StockProfiles:
         raise ModelFileError("The model manifest has no stock_embeddings entry. Reinstall tray-reader.")
     data = model_files._checked_data_file(info["file"], info["sha256"])
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        bands, judge_bands = (z[k].astype(np.float32) for k in ("band_embeddings", "band_judge_embeddings"))
-        for b in (bands, judge_bands):
-            b /= np.linalg.norm(b, axis=-1, keepdims=True) + 1e-12  # stored as float16
+        bands = z["band_embeddings"].astype(np.float32)
+        bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
         return StockProfiles(
             tuple(str(n) for n in z["names"]),
             z["embeddings"],
@@ -193,8 +138,6 @@ def load() -> StockProfiles:
             z["f0_spread"],
             z["band_tops"].astype(np.float64),
             bands,
-            z["judge_embeddings"],
-            judge_bands,
         )
 
 
@@ -203,15 +146,9 @@ def main() -> int:
     from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.text.g2p import EnglishPhonemizer
 
-    args = sys.argv[1:]
-    add_judge = "--add-judge" in args
-    args = [a for a in args if a != "--add-judge"]
-    out = Path(args[0]) if args else model_files.MODELS_DIR / FILE
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else model_files.MODELS_DIR / FILE
     renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
-    if add_judge:  # the second encoder's profiles made again, the first's kept
-        data = with_judge(load(), renderer, JudgeEncoder.load()).to_bytes()
-    else:
-        data = build(renderer, SpeakerEmbedder.load(), JudgeEncoder.load()).to_bytes()
+    data = build(renderer, SpeakerEmbedder.load()).to_bytes()
     out.write_bytes(data)
     print(f"{out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
     return 0
