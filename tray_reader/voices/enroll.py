@@ -590,7 +590,6 @@ def match(
         word_errors,
     )
     best = judged[verdict.kept]
-    pace.enter(0)  # ends the last phase's clock
     step(1.0, f"done: {verdict.message}")
     return EnrollResult(
         pack=build_pack(best),
@@ -623,7 +622,7 @@ def match(
         heard=heard,
         given=given,
         shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
-        phase_seconds=(*pace.spent, last_phase),
+        phase_seconds=(*pace.finish(), last_phase),
     )
 
 
@@ -693,16 +692,25 @@ class _Pace:
         self.phase = 0
         self.started = time.monotonic()
         self.spent = [0.0, 0.0, 0.0]
-        """Seconds each phase took (the current one's once it ends)."""
+        """Seconds each phase took (the current one's once it ends: `enter`, `finish`)."""
 
     def plan(self, search: float, fit: float, last: float) -> None:
         """The phases' times as planned on this machine (`match`)."""
         self.weights = (search, fit, last)
 
     def enter(self, phase: int) -> None:
+        self._close()
+        self.phase = phase
+
+    def finish(self) -> tuple[float, ...]:
+        """Each phase's seconds, the current one's ended now."""
+        self._close()
+        return tuple(self.spent)
+
+    def _close(self) -> None:
         now = time.monotonic()
         self.spent[self.phase] += now - self.started
-        self.phase, self.started = phase, now
+        self.started = now
 
     def __call__(self, done: float = 0.0) -> float:
         w, p = self.weights, self.phase
