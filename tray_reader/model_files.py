@@ -176,4 +176,16 @@ def verify_all() -> list[tuple[str, str]]:
         except ModelFileError as e:
             bad.append(str(e))
     rows.append((f"{len(stock_voices())} stock voice packs", "ok" if not bad else "; ".join(bad)))
+    for key, what in (
+        ("stock_embeddings", "stock voice profiles (enrolment)"),
+        ("stock_word_errors", "stock voices' word errors (enrolment's check)"),
+    ):
+        try:
+            info = manifest()[key]
+            _checked_data_file(info["file"], info["sha256"])
+            rows.append((what, "ok"))
+        except KeyError:
+            rows.append((what, f"the model manifest has no {key} entry. Reinstall tray-reader."))
+        except ModelFileError as e:
+            rows.append((what, str(e)))
     return rows

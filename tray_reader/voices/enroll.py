@@ -52,8 +52,8 @@ import numpy as np
 from tray_reader import model_files, paths
 from tray_reader.errors import EnrollmentError
 from tray_reader.files import write_atomic
-from tray_reader.speech.types import NEUTRAL, Prosody
-from tray_reader.voices import align, checks, guard, intelligibility
+from tray_reader.speech.types import NEUTRAL, DecoderKind, Prosody
+from tray_reader.voices import align, checks, guard, intelligibility, stock_checks
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
@@ -79,8 +79,9 @@ the words searched), every candidate saying JUDGE_TEXT (about 10 s each), and th
 recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
 JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
 STOCK_CHECK_SPEECH = 50.0
-"""Of that, the stock voice's part of the check, which a former enrolment near the same stock
-voice may have kept (`check_word_errors`)."""
+"""Of that, the stock voice's part of the check, which is shipped for the decoders measured
+(`stock_checks`) and kept on disk by a former enrolment near the same stock voice
+(`check_word_errors`)."""
 MIN_SEARCH_SECONDS = 8.0
 MIN_FIT_SECONDS = 15.0
 """The least the search and the fit are given however slow the machine: on one too slow
@@ -443,7 +444,10 @@ def match(
     # This machine's speed, from these two renders: what the prosody step and the guard will
     # take, and so what is left of `total_seconds` for the search and the fit.
     per_second = (time.monotonic() - began) / max(1e-3, (len(nearest_audio) + len(initial_audio)) / 16_000)
-    last_phase = per_second * (LAST_PHASE_SPEECH - (STOCK_CHECK_SPEECH if stock_check_kept(nearest) else 0.0))
+    last_phase = per_second * (
+        LAST_PHASE_SPEECH
+        - (STOCK_CHECK_SPEECH if stock_check_kept(nearest, renderer.engine.decoder_kind) else 0.0)
+    )
 
     def room() -> float:
         return settings.total_seconds - (time.monotonic() - t0) - last_phase
@@ -637,9 +641,10 @@ def check_word_errors(
     render) and then CHECK_TEXT (None without a recogniser).
 
     A stock voice's (``stock_voice``: ``c`` is that voice at its own speed and pitch) are the
-    same every time the same model says the same words, so they are kept on disk
+    same every time the same model says the same words: they are shipped, measured for each
+    decoder (`stock_checks`), and what this machine measured is kept on disk
     (`paths.cache_dir`), keyed by what the model rendered of JUDGE_TEXT and by the
-    recogniser: the next enrolment near that voice saves a long render and its recognition."""
+    recogniser; either saves a long render and its recognition."""
     if not intelligibility.available():
         return None
     kept: dict[str, dict] = {}
@@ -652,6 +657,9 @@ def check_word_errors(
         found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
+        shipped = stock_checks.shipped(renderer.engine.decoder_kind, stock_voice)
+        if shipped is not None:
+            return shipped
     more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
     errors = intelligibility.word_errors(
         np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
@@ -663,9 +671,12 @@ def check_word_errors(
     return errors
 
 
-def stock_check_kept(voice: str) -> bool:
-    """Whether a stock voice's check is likely kept on disk (`check_word_errors`)."""
-    return any(v.get("voice") == voice for v in _kept_checks().values())
+def stock_check_kept(voice: str, kind: DecoderKind) -> bool:
+    """Whether a stock voice's check, read by a decoder of this kind, is shipped or likely kept
+    on disk (`check_word_errors`)."""
+    return stock_checks.shipped(kind, voice) is not None or any(
+        v.get("voice") == voice for v in _kept_checks().values()
+    )
 
 
 def _checks_path() -> Path:
