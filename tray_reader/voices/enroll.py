@@ -640,26 +640,24 @@ def check_word_errors(
     """The recogniser's word errors on ``c`` saying JUDGE_TEXT (``judge_audio``, the guard's
     render) and then CHECK_TEXT (None without a recogniser).
 
-    A stock voice's (``stock_voice``: ``c`` is that voice at its own speed and pitch) are the
-    same every time the same model says the same words: they are shipped, measured for each
-    decoder (`stock_checks`), and what this machine measured is kept on disk
-    (`paths.cache_dir`), keyed by what the model rendered of JUDGE_TEXT and by the
-    recogniser; either saves a long render and its recognition."""
+    A stock voice's (``stock_voice``: ``c`` is that voice at its own speed and pitch) are
+    shipped, the mean of a few renders for each decoder (`stock_checks`: steadier than one
+    render, and no time spent). Where the table does not apply (another decoder, recogniser or
+    text), what this machine measured is kept on disk (`paths.cache_dir`), keyed by what the
+    model rendered of JUDGE_TEXT and by the recogniser, for the next enrolment near that voice."""
     if not intelligibility.available():
         return None
     kept: dict[str, dict] = {}
     key = ""
     if stock_voice:
-        h = hashlib.sha256(np.ascontiguousarray(judge_audio, np.float32).tobytes())
-        h.update(f"{guard.CHECK_TEXT}|{intelligibility.recogniser_version()}".encode())
-        key = h.hexdigest()
+        shipped = stock_checks.shipped(renderer.engine.decoder_kind, stock_voice)
+        if shipped is not None:
+            return shipped
+        key = _check_key(judge_audio)
         kept = _kept_checks()
         found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
-        shipped = stock_checks.shipped(renderer.engine.decoder_kind, stock_voice)
-        if shipped is not None:
-            return shipped
     more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
     errors = intelligibility.word_errors(
         np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
@@ -669,6 +667,12 @@ def check_word_errors(
         with contextlib.suppress(OSError):  # a cache: the next enrolment measures it again
             write_atomic(_checks_path(), json.dumps(dict(list(newest.items())[:CHECKS_KEPT])))
     return errors
+
+
+def _check_key(judge_audio: np.ndarray) -> str:
+    h = hashlib.sha256(np.ascontiguousarray(judge_audio, np.float32).tobytes())
+    h.update(f"{guard.CHECK_TEXT}|{intelligibility.recogniser_version()}".encode())
+    return h.hexdigest()
 
 
 def stock_check_kept(voice: str, kind: DecoderKind) -> bool:
