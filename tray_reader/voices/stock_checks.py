@@ -2,13 +2,15 @@
 
 The guard keeps a made voice only if the recogniser follows it about as well as the nearest
 stock voice (`guard.decide`, `enroll.check_word_errors`): each stock voice saying JUDGE_TEXT
-and CHECK_TEXT at its own speed and pitch, then recognised. That is the same every time the
-same model says the same words, yet on a two-core machine it is the longest single step of an
-enrolment (about 50 s of speech rendered and heard), and the time plan must keep room for it
-before the search and the fit start. Made once with `python -m tray_reader.voices.stock_checks`
+and CHECK_TEXT at its own speed and pitch, then recognised. That depends only on the model,
+its decoder, the texts and the recogniser (and on rounding, which moves it by a few words:
+hence the mean of SAMPLES renders), yet on a two-core machine it is the longest single step of
+an enrolment (about 50 s of speech rendered and heard), and the time plan had to keep room for
+it before the search and the fit start. Made once with `python -m tray_reader.voices.stock_checks`
 and shipped as models/stock_word_errors.json (checked by its manifest entry): enrolment uses
-the table when its texts, recogniser and model are the ones the table was measured with, and
-measures otherwise. tests/test_stock_checks.py measures voices again and compares.
+the table when its texts, recogniser and model are the ones the table was measured with and
+the engine's decoder has a column, and measures otherwise. tests/test_stock_checks.py measures
+voices again and compares.
 """
 
 from __future__ import annotations
