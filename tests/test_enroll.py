@@ -285,7 +285,7 @@ def test_a_stock_voices_word_errors_are_kept_for_the_next_enrolment(enroller, tm
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(stock_checks, "conditions", lambda: "another recogniser")
-    stock_checks._table.cache_clear()
+    stock_checks.samples.cache_clear()
     try:
         r = enroller.renderer
         kind = r.engine.decoder_kind
@@ -301,4 +301,4 @@ def test_a_stock_voices_word_errors_are_kept_for_the_next_enrolment(enroller, tm
         (tmp_path / "tray-reader" / "enrol-stock-checks.json").write_text("{damaged")
         assert not stock_check_kept("af_heart", kind)
     finally:
-        stock_checks._table.cache_clear()
+        stock_checks.samples.cache_clear()

@@ -118,6 +118,14 @@ def _checked_data_file(rel: str, sha: str) -> bytes:
     return data
 
 
+def checked_data(key: str) -> bytes:
+    """The bytes of the data file the manifest entry ``key`` names, checked."""
+    info = manifest().get(key)
+    if not info:
+        raise ModelFileError(f"The model manifest has no {key} entry. Reinstall tray-reader.")
+    return _checked_data_file(info["file"], info["sha256"])
+
+
 @cache
 def vocab() -> dict[str, int]:
     """The model's symbol table: phoneme symbol -> token id."""
@@ -181,11 +189,8 @@ def verify_all() -> list[tuple[str, str]]:
         ("stock_word_errors", "stock voices' word errors (enrolment's check)"),
     ):
         try:
-            info = manifest()[key]
-            _checked_data_file(info["file"], info["sha256"])
+            checked_data(key)
             rows.append((what, "ok"))
-        except KeyError:
-            rows.append((what, f"the model manifest has no {key} entry. Reinstall tray-reader."))
         except ModelFileError as e:
             rows.append((what, str(e)))
     return rows

@@ -57,52 +57,42 @@ JITTER = 1e-5
 
 
 @cache
-def _table() -> dict[str, dict[str, float]]:
-    """Decoder kind -> stock voice -> mean word errors, when the shipped table was measured
-    under today's `conditions` (else empty: enrolment measures)."""
+def samples() -> dict[str, dict[str, list[float]]]:
+    """Decoder kind -> stock voice -> the word errors of each render, when the shipped table
+    was measured under today's `conditions` (else empty: enrolment measures)."""
     if not intelligibility.available():
         return {}
     try:
-        info = model_files.manifest().get("stock_word_errors")
-        if not info:
-            raise ModelFileError("the model manifest has no stock_word_errors entry")
-        table = json.loads(model_files._checked_data_file(info["file"], info["sha256"]))
+        table = json.loads(model_files.checked_data("stock_word_errors"))
     except (ModelFileError, ValueError) as e:
         log.warning("stock voices' word errors not shipped (%s); enrolment measures them", e)
         return {}
     if table.get("conditions") != conditions():
         log.info("stock voices' word errors measured under other conditions; enrolment measures them")
         return {}
-    return {
-        str(kind): {str(v): float(np.mean(e)) for v, e in voices.items()}
-        for kind, voices in table["samples"].items()
-    }
-
-
-def samples() -> dict[str, dict[str, list[float]]]:
-    """The shipped table's word errors of each render (decoder kind -> voice -> samples)."""
-    info = model_files.manifest()["stock_word_errors"]
-    return dict(json.loads(model_files._checked_data_file(info["file"], info["sha256"]))["samples"])
+    return dict(table["samples"])
 
 
 def shipped(kind: DecoderKind, voice: str) -> float | None:
-    """The shipped word errors of stock ``voice`` read by a decoder of this ``kind``, if any:
-    the decoders differ by a few words in 80 (docs/benchmarks.md), so each has its own."""
-    return _table().get(kind.value, {}).get(voice)
+    """The shipped word errors (the mean of its renders) of stock ``voice`` read by a decoder
+    of this ``kind``, if any: the decoders differ by a few words in 82 (docs/benchmarks.md),
+    so each has its own."""
+    got = samples().get(kind.value, {}).get(voice)
+    return float(np.mean(got)) if got else None
 
 
 def measure(renderer: VoiceRenderer, voice: str, sample: int = 0) -> float | None:
-    """One stock voice's word errors, as enrolment measures them (None without a
-    recogniser); ``sample`` > 0 changes the pack by JITTER, seeded by it."""
+    """One stock voice's word errors, measured as enrolment measures a voice
+    (`enroll.check_word_errors`; None without a recogniser); ``sample`` > 0 changes the pack
+    by JITTER, seeded by it."""
+    from tray_reader.voices.enroll import Candidate, check_word_errors
+
     pack = model_files.stock_pack(voice)
     if sample:
         noise = np.random.default_rng(sample).standard_normal(pack.shape)
         pack = (pack * (1.0 + JITTER * noise)).astype(np.float32)
     judge = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
-    more = renderer.render16k(pack, 1.0, [guard.CHECK_TEXT])
-    return intelligibility.word_errors(
-        np.concatenate([judge, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
-    )
+    return check_word_errors(renderer, Candidate(voice, {}, {}, pack=pack), judge)
 
 
 def main() -> int:

@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from tray_reader import model_files
-from tray_reader.errors import ModelFileError
 from tray_reader.voices import guard
 from tray_reader.voices.embedder import SpeakerEmbedder
 from tray_reader.voices.measure import pitch_stats
@@ -124,10 +123,7 @@ def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
 
 def load() -> StockProfiles:
     """The shipped profiles, checked against the manifest."""
-    info = model_files.manifest().get("stock_embeddings")
-    if not info:
-        raise ModelFileError("The model manifest has no stock_embeddings entry. Reinstall tray-reader.")
-    data = model_files._checked_data_file(info["file"], info["sha256"])
+    data = model_files.checked_data("stock_embeddings")
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
         bands = z["band_embeddings"].astype(np.float32)
         bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
