@@ -114,3 +114,51 @@ def test_a_read_plays_the_pieces_a_running_preparation_has_made_without_waiting_
     assert audio.size == 3000
     assert [float(np.median(audio[k * 1000 : (k + 1) * 1000])) for k in range(3)] == [1.0, 2.0, 3.0]
     assert engine.threads.count("preparing") == 2  # its first two pieces, then the read's turn
+
+
+class RecordingWorker:
+    """The speech worker's side of preparing: records what it is asked to prepare."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.ready.set()
+        self.asked: list[str] = []
+
+    def prepare(self, text: str) -> bool:
+        self.asked.append(text)
+        return True
+
+
+def test_a_selection_that_grows_after_preparing_is_turned_off_is_not_prepared():
+    """The preparer follows a selection that grows without a new owner (a drag); once the
+    user turns preparing off, the text it sees next is left alone (nothing synthesised)."""
+    from tray_reader.preparation import SELECTION_POLL, SELECTION_SETTLE, SelectionPreparer
+
+    worker = RecordingWorker()
+    selected = ["Hello"]
+    enabled = [True]
+    quit = threading.Event()
+    preparer = SelectionPreparer(worker, lambda: selected[0], lambda: enabled[0], quit)
+    thread = threading.Thread(target=preparer.run, daemon=True)
+    thread.start()
+    try:
+        preparer.changed()
+        deadline = time.monotonic() + 5
+        while worker.asked != ["Hello"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert worker.asked == ["Hello"]
+        selected[0] = "Hello there"  # it grows: followed by looking, no new owner
+        deadline = time.monotonic() + 5
+        while len(worker.asked) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert worker.asked == ["Hello", "Hello there"]
+        enabled[0] = False
+        selected[0] = "Hello there, world"
+        time.sleep(5 * SELECTION_POLL)
+        preparer.changed()  # and a new owner while it is off
+        time.sleep(SELECTION_SETTLE + 5 * SELECTION_POLL)
+        assert worker.asked == ["Hello", "Hello there"]
+    finally:
+        quit.set()
+        thread.join(5)
+    assert not thread.is_alive()

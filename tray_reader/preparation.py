@@ -98,6 +98,8 @@ class SelectionPreparer:
             # Each new text at once: a preparation of one that grows further is cancelled
             # after its current piece, and the last one begins as soon as the mouse stops.
             if text != asked and text.strip():
+                if not self._enabled():
+                    return  # turned off while the selection was followed: nothing more is made
                 if not self._worker.prepare(text):
                     self._when_idle = True  # not ready yet: once it is
                     return
@@ -105,5 +107,7 @@ class SelectionPreparer:
             if still >= SELECTION_STILL or self._changed.wait(SELECTION_POLL):
                 return  # held still, or a new owner (the loop in `run` takes it)
             now = self._primary()
+            if self._changed.is_set():
+                return  # a new owner after all (its notice came after the look): `run` takes it
             still = still + SELECTION_POLL if now == text else 0.0
             text = now
