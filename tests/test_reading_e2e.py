@@ -99,11 +99,12 @@ def test_the_press_after_a_takeover_is_prepared(tray_daemon: Daemon, desktop: De
     """Select, press while the first words are still being prepared (the read takes the
     preparation over), stop, press again: the second read starts with prepared audio."""
     took_over = 0
-    for i in range(3):
+    for i in range(3):  # until a press came during the preparation (most often the first)
         text = f"{LONGER} Number {i + 1}{'.' * (i + 1)}"  # a new length each time
         desktop.set_selection("primary", text)
         wait_for(lambda: _noticed(tray_daemon, text), 10, "the selection noticed")  # noqa: B023
-        took_over += tray_daemon.status()["preparing_chars"] == len(text)
+        took = tray_daemon.status()["preparing_chars"] == len(text)
+        took_over += took
         first, _ = _press_and_hear(tray_daemon, desktop, recorder, stop_after=0.8)
         assert first["last"]["prepared"] and first["last_text"] == text
         time.sleep(1.0)
@@ -112,7 +113,9 @@ def test_the_press_after_a_takeover_is_prepared(tray_daemon: Daemon, desktop: De
         assert again["last"]["prepared"], "the repeated press was cold"
         assert again["prepared_chars"] == len(text)
         assert word_recall(text, heard) >= 0.5, heard
-    print(f"pressed during the preparation {took_over} of 3 times")
+        if took:
+            break
+    print(f"pressed during the preparation {took_over} of {i + 1} times")
     assert took_over >= 1, "never pressed while preparing: the takeover was not exercised"
 
 
