@@ -141,63 +141,6 @@ def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_vo
     assert heard == ([0] if made_errors is None else [0, 1])  # the stock voice first, once
 
 
-@pytest.mark.parametrize(
-    ("first", "second", "kept", "heard_again"),
-    [
-        (0.17, 0.11, 1, True),  # near the limit (0.10 + 0.05): the mean, 0.14, is within it
-        (0.13, 0.21, 0, True),  # near the limit: the mean, 0.17, is not
-        (0.13, None, 1, True),  # no second render (no time left): the first decides
-        (0.30, 0.00, 0, False),  # far above the limit: not heard again
-        (0.02, 0.40, 1, False),  # far below
-    ],
-)
-def test_a_made_voice_near_the_word_error_limit_is_heard_again_and_the_mean_decides(
-    enroller, closer_made_voice, first, second, kept, heard_again
-):
-    labels, renders, judged = closer_made_voice
-    asked: list[int] = []
-
-    def again(index: int) -> float | None:
-        asked.append(index)
-        return second
-
-    verdict = guard.decide(
-        "am_adam",
-        labels,
-        lambda i: renders[i],
-        judged,
-        enroller.embedder,
-        lambda i, _audio: 0.10 if i == 0 else first,
-        again=again,
-    )
-    assert verdict.kept == kept
-    assert asked == ([1] if heard_again else [])
-    said = (
-        f"the mean of two renders, {first:.2f} and {second:.2f}" if heard_again and second is not None else ""
-    )
-    assert (said in verdict.message) if said else ("two renders" not in verdict.message)
-
-
-def test_a_second_check_hears_another_render_of_the_same_voice(enroller, monkeypatch):
-    from tray_reader.voices import enroll, intelligibility
-
-    heard: list[np.ndarray] = []
-    monkeypatch.setattr(intelligibility, "available", lambda: True)
-    monkeypatch.setattr(intelligibility, "word_errors", lambda audio, _text: heard.append(audio) or 0.1)
-    voice = Candidate("made", {"af_heart": 0.9, "am_adam": 0.1}, {"af_heart": 1.0})
-    first = enroller.renderer.render16k(build_pack(voice), 1.0, [guard.JUDGE_TEXT])
-    assert enroll.check_word_errors(enroller.renderer, voice, first) == 0.1
-    assert enroll.again_word_errors(enroller.renderer, voice) == 0.1
-    one, two = heard
-    assert abs(len(one) - len(two)) <= 0.05 * len(one)  # the same words, at the same pace
-    n = min(len(one), len(two), len(first))
-    assert not np.array_equal(one[:n], two[:n])  # but not the same samples
-    envelopes = [
-        np.sqrt(np.mean(x[: len(first) // 160 * 160].reshape(-1, 160) ** 2, axis=1)) for x in (one, two)
-    ]
-    assert np.corrcoef(*envelopes)[0, 1] > 0.9  # the same words at the same times, 10 ms frames
-
-
 def test_the_recogniser_tells_a_clear_render_from_garbled_speech(closer_made_voice):
     from tray_reader.voices import intelligibility
 

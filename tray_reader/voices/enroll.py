@@ -580,23 +580,8 @@ def match(
                     judged.append(matched)
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
-    check_took = 0.0
-
     def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-        nonlocal check_took
-        began = time.monotonic()
-        errors = check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
-        if i:
-            check_took = time.monotonic() - began
-        return errors
-
-    def again(i: int) -> float | None:
-        # A second render of a made voice whose word errors were near the limit, if the time
-        # allows (it also renders JUDGE_TEXT, which the first check had from the guard).
-        if cancel.is_set() or time.monotonic() - t0 + AGAIN_COST * check_took > settings.total_seconds:
-            return None
-        step(pace(), f"listening again to how well a recogniser follows {judged[i].label}")
-        return again_word_errors(renderer, judged[i])
+        return check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
 
     verdict = guard.decide(
         nearest,
@@ -607,7 +592,6 @@ def match(
         judged16k,
         embedder,
         word_errors,
-        again=again,
     )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")
@@ -683,18 +667,6 @@ def check_word_errors(
         with contextlib.suppress(OSError):  # a cache: the next enrolment measures it again
             write_atomic(_checks_path(), json.dumps(dict(list(newest.items())[:CHECKS_KEPT])))
     return errors
-
-
-AGAIN_COST = 1.4
-"""A second check's time against the first's: it renders JUDGE_TEXT too."""
-
-
-def again_word_errors(renderer: VoiceRenderer, c: Candidate, sample: int = 1) -> float | None:
-    """``c``'s word errors on another render (its pack changed by `stock_checks.JITTER`,
-    seeded by ``sample``): JUDGE_TEXT and CHECK_TEXT, as `check_word_errors` hears them."""
-    other = dataclasses.replace(c, pack=stock_checks.jittered(build_pack(c), sample))
-    judge = renderer.render16k(build_pack(other), other.speed, [guard.JUDGE_TEXT], other.intonation)
-    return check_word_errors(renderer, other, judge)
 
 
 def _check_key(judge_audio: np.ndarray) -> str:

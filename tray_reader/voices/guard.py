@@ -72,13 +72,6 @@ error rate by more than the allowed rise."""
 MAX_WER_RISE = 0.05
 """A kept voice may have at most this many more word errors (a share of the words heard)
 than the nearest stock voice, by the recogniser (`intelligibility`)."""
-WER_BORDER = 0.04
-"""A made voice whose word errors on one render lie within this of the allowed most (the
-stock voice's plus MAX_WER_RISE) is heard on a second render, and the mean of the two decides:
-one render's word errors move by up to 0.1 with a change of the pack far below anything
-audible, their standard deviation about 0.017 (docs/benchmarks.md), so one render against the
-stock voice's mean of three differs by about 0.02 from what the voices would score on average;
-this border is about twice that."""
 WIN_SHARE = 0.8
 """A kept voice must beat the nearest stock voice by both encoders in this share of the
 resamplings (its point estimates must also beat it by the margin); set on the bench's dev
@@ -252,9 +245,6 @@ def winners(judgements: Sequence[Judgement]) -> list[int]:
 WordErrors = Callable[[int, np.ndarray], "float | None"]
 """Candidate i's word error rate by the recogniser, given its render of JUDGE_TEXT (None: no
 recogniser to tell)."""
-MoreWordErrors = Callable[[int], "float | None"]
-"""Candidate i's word error rate on a second render of its own (None: not measured, e.g. no
-time left)."""
 
 
 def judge_text_errors(_i: int, judge_audio: np.ndarray) -> float | None:
@@ -270,7 +260,6 @@ def decide(
     embedder: WindowEncoder,
     word_errors: WordErrors = judge_text_errors,
     judge: WindowEncoder | None = None,
-    again: MoreWordErrors | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
@@ -279,8 +268,7 @@ def decide(
     understands about as well as the stock voice (word errors at most MAX_WER_RISE more;
     ``word_errors(i, its render of the judging text)``, by default `judge_text_errors`;
     enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
-    over, and the user told. A made voice within WER_BORDER of that limit is heard again
-    (``again(i)``, a second render) and the mean of the two decides. Without a recogniser that is not checked, and the message says so.
+    over, and the user told. Without a recogniser that is not checked, and the message says so.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
@@ -313,20 +301,11 @@ def decide(
             understood = "; how well it is understood was not checked (no offline recogniser installed)"
             break
         errors = word_errors(i, audio[i])
-        how = ""
-        near_limit = errors is not None and abs(errors - stock_errors - MAX_WER_RISE) < WER_BORDER
-        second = again(i) if near_limit and again is not None else None
-        if errors is not None and second is not None:
-            how = f" (the mean of two renders, {errors:.2f} and {second:.2f})"
-            errors = (errors + second) / 2
         if errors is not None and errors <= stock_errors + MAX_WER_RISE:
             kept = i
-            understood = (
-                f"; a recogniser understands it as well (word errors {errors:.2f}{how}, "
-                f"{stock_name} {stock_errors:.2f})"
-            )
+            understood = f"; a recogniser understands it as well (word errors {errors:.2f}, {stock_name} {stock_errors:.2f})"
             break
-        passed.append(f"{judgements[i].label} (word errors {errors or 0.0:.2f}{how} vs {stock_errors:.2f})")
+        passed.append(f"{judgements[i].label} (word errors {errors or 0.0:.2f} vs {stock_errors:.2f})")
     seconds = len(judged16k) / RATE
     if kept:
         j = judgements[kept]
