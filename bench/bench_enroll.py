@@ -336,6 +336,7 @@ def main() -> int:
     engine = KokoroEngine.load(args.threads)
     renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
     embedder = SpeakerEmbedder.load()
+    judge = JudgeEncoder.load()
     profiles = stock_profiles.load()
     rows = []
     stock_renders: dict[str, np.ndarray] = {}
@@ -344,7 +345,7 @@ def main() -> int:
         try:
             rec = prepare(a, ra)
             checks.check_sound(rec.speech16k, rec.speech_seconds)
-            checks.check_one_speaker(rec.speech16k, embedder)
+            checks.check_one_speaker(rec.speech16k, judge)
             b16 = prepare(b, rb).speech16k
         except EnrollmentError as e:
             print(f"{ref}: refused: {e}", flush=True)

@@ -311,4 +311,4 @@ def test_clean_speech_passes_the_checks(enroller, heart):
     rec = prepare(heart, 24_000)
     m = checks.check_sound(rec.speech16k, rec.speech_seconds, TEXT_A)
     assert m.voiced > checks.MIN_VOICED and m.steady < checks.MAX_STEADY
-    assert checks.check_one_speaker(rec.speech16k, enroller.embedder) > checks.TWO_SPEAKER_COSINE
+    assert checks.check_one_speaker(rec.speech16k, enroller.judge) < checks.TWO_SPEAKER_GAP_SHORT

@@ -55,6 +55,7 @@ from tray_reader.files import write_atomic
 from tray_reader.speech.types import NEUTRAL, DecoderKind, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility, stock_checks
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
+from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
@@ -861,6 +862,14 @@ class Enroller:
         self.renderer = renderer
         self.embedder = embedder
         self.profiles = profiles
+        self._judge: JudgeEncoder | None = None
+
+    @property
+    def judge(self) -> JudgeEncoder:
+        """The second speaker encoder (ge2e.py), loaded when first needed."""
+        if self._judge is None:
+            self._judge = JudgeEncoder.load()
+        return self._judge
 
     @classmethod
     def load(cls, engine: KokoroEngine | None = None, threads: int | None = None) -> Enroller:
@@ -902,7 +911,7 @@ class Enroller:
             )
         library.check_new_name(name)
         checks.check_sound(recording.speech16k, recording.speech_seconds, text, recording.snr_db)
-        checks.check_one_speaker(recording.speech16k, self.embedder)
+        checks.check_one_speaker(recording.speech16k, self.judge)
         settings = settings or EnrollSettings()
         result = match(
             recording, self.renderer, self.embedder, self.profiles, text, settings, progress, cancel
