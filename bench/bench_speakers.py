@@ -88,7 +88,7 @@ def main() -> int:
     print(f"one speaker, {len(single)} recordings of at most 30 s:")
     one = []
     for name, x in single.items():
-        gap, size = checks.speaker_gap(x, judge)
+        gap, size, _large = checks.speaker_gap(x, judge)
         one.append(gap)
         print(f"  {name:14} {len(x) / RATE:5.1f} s  gap {gap:.2f} (groups of {size}+)")
     firsts = [k for k in single if not k.endswith("_b") and not k.endswith("_60")]
@@ -98,13 +98,13 @@ def main() -> int:
         if a.split("_")[0] == b.split("_")[0]:
             continue
         for how, x in joined(single[a], single[b]).items():
-            gap, _size = checks.speaker_gap(x, judge)
+            gap, _small, _large = checks.speaker_gap(x, judge)
             two.append(gap)
             print(f"  {a}+{b} {how:5}  gap {gap:.2f}")
     all_wav = f"{be.CODEC2}/all.wav"
     if os.path.exists(all_wav):
         x = prepare(*load_audio(all_wav)).speech16k
-        gap, _size = checks.speaker_gap(x, judge)
+        gap, _small, _large = checks.speaker_gap(x, judge)
         print(f"  codec2 all.wav (several in turn)  gap {gap:.2f}")
     g1, g2 = np.array(one), np.array(two)
     print(f"one speaker: largest gap {g1.max():.2f}, median {np.median(g1):.2f}")

@@ -60,9 +60,19 @@ def test_a_short_interruption_and_a_similar_voice_are_measured_but_let_through()
 
 
 def test_short_recordings_use_groups_of_two_and_the_stricter_limit():
-    gap, size = checks.speaker_gap(recording(0, 0, 0, 1, 1, 1), SpeakerCodes(cosine=0.5))
-    assert size == 2 and gap > checks.TWO_SPEAKER_GAP_SHORT
-    assert checks.speaker_gap(recording(0, 0, 1), SpeakerCodes(cosine=0.5)) == (0.0, 0)  # too short to tell
+    # Three segments each: groups of two are measured too, against the short recordings' limit.
+    codes = SpeakerCodes(cosine=0.5)
+    gap, small, large = checks.speaker_gap(recording(0, 0, 0, 1, 1, 1), codes)
+    assert (small, large) == (3, 3) and gap > checks.TWO_SPEAKER_GAP_SHORT
+    gap, small, large = checks.speaker_gap(recording(0, 0, 0, 0, 1, 1), codes)
+    assert (small, large) == (2, 4) and gap > checks.TWO_SPEAKER_GAP_SHORT
+    with pytest.raises(EnrollmentError, match=r"about 8 s of the speech, another in about 4 s"):
+        checks.check_one_speaker(recording(0, 0, 0, 0, 1, 1), codes)
+    assert checks.speaker_gap(recording(0, 0, 1), SpeakerCodes(cosine=0.5)) == (
+        0.0,
+        0,
+        0,
+    )  # too short to tell
 
 
 ALLISON = Path("/usr/share/asterisk/sounds/en_US_f_Allison")

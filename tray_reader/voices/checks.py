@@ -151,9 +151,10 @@ def check_sound(
     return m
 
 
-def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int]:
+def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int, int]:
     """(the largest gap between two groups of the recording's segments, the smaller group's
-    segments): mean cosine within the less consistent group minus mean cosine across.
+    segments, the larger one's): the gap is the mean cosine within the less consistent group
+    minus the mean cosine across.
 
     Average-linkage grouping of SEGMENT_SECONDS segments; every pair of groups of at least the
     least size (3 segments from 9 on, else 2) met while merging is measured, so a recording of
@@ -162,7 +163,7 @@ def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int]:
     n = len(x16k) // seg
     least = 3 if n >= 9 else 2
     if n < 2 * least:
-        return 0.0, 0
+        return 0.0, 0, 0
     e = np.stack([encoder.embed(x16k[i * seg : (i + 1) * seg]) for i in range(n)]).astype(np.float64)
     e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-12
     sims = e @ e.T
@@ -172,14 +173,14 @@ def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int]:
         block = sims[np.ix_(g, g)]
         return float((block.sum() - np.trace(block)) / (len(g) * (len(g) - 1)))
 
-    best, size = 0.0, 0
+    measured: list[tuple[float, int, int]] = []
     while len(groups) > 1:
         big = [g for g in groups if len(g) >= least]
         for a in range(len(big)):
             for b in range(a + 1, len(big)):
                 gap = min(within(big[a]), within(big[b])) - float(sims[np.ix_(big[a], big[b])].mean())
-                if gap > best:
-                    best, size = gap, min(len(big[a]), len(big[b]))
+                lo, hi = sorted((len(big[a]), len(big[b])))
+                measured.append((gap, lo, hi))
         pairs = [
             (float(sims[np.ix_(groups[a], groups[b])].mean()), a, b)
             for a in range(len(groups))
@@ -187,16 +188,23 @@ def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int]:
         ]
         _, a, b = max(pairs)
         groups[a] = groups[a] + groups.pop(b)
-    return best, size
+    if not measured:
+        return 0.0, 0, 0
+    best = max(m[0] for m in measured)
+    # The sizes told: of the largest groups about as far apart (a voice's 2 s pieces split in
+    # two measure nearly the same gap to the other voice as all of them).
+    _, small, large = max((m for m in measured if m[0] >= best - 0.25 * abs(best)), key=lambda m: m[1] + m[2])
+    return best, small, large
 
 
 def check_one_speaker(x16k: np.ndarray, encoder: Encoder) -> float:
     """Refuse a recording of two or more people; the gap measured (`speaker_gap`)."""
-    gap, size = speaker_gap(x16k, encoder)
-    limit = TWO_SPEAKER_GAP if size >= 3 else TWO_SPEAKER_GAP_SHORT
-    if size and gap >= limit:
+    gap, small, large = speaker_gap(x16k, encoder)
+    long_enough = len(x16k) // int(SEGMENT_SECONDS * RATE) >= 9  # groups of 3 segments
+    if small and gap >= (TWO_SPEAKER_GAP if long_enough else TWO_SPEAKER_GAP_SHORT):
         raise EnrollmentError(
-            "This sounds like more than one person speaking. Record only your own voice, "
-            "with no one else talking and no radio or TV in the background."
+            "This sounds like more than one person speaking (one voice in about "
+            f"{large * SEGMENT_SECONDS:.0f} s of the speech, another in about {small * SEGMENT_SECONDS:.0f} s). "
+            "Record only your own voice, with no one else talking and no radio or TV in the background."
         )
     return gap
