@@ -52,6 +52,8 @@ reverberation (dry speech: 24-45 dB on the bench's real speakers; a 1 s reverb t
 MIN_PAUSE_DEPTH_DB = 18.0
 """Pauses at least this far below the speech: a missing fall is then the room, not noise."""
 SEGMENT_SECONDS = 2.0
+GROUPS_OF_THREE = 9
+"""From this many segments (18 s of speech) a group is 3 segments, below it 2."""
 TWO_SPEAKER_GAP = 0.16
 """Two groups of at least 3 segments whose segments are this much less alike across the groups
 (mean cosine) than within the less consistent of the two are two speakers. One speaker's 30 s
@@ -157,11 +159,11 @@ def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int, int]:
     minus the mean cosine across.
 
     Average-linkage grouping of SEGMENT_SECONDS segments; every pair of groups of at least the
-    least size (3 segments from 9 on, else 2) met while merging is measured, so a recording of
+    least size (3 segments from GROUPS_OF_THREE on, else 2) met while merging is measured, so a recording of
     three people in turn is measured at the stage where they are three groups."""
     seg = int(SEGMENT_SECONDS * RATE)
     n = len(x16k) // seg
-    least = 3 if n >= 9 else 2
+    least = 3 if n >= GROUPS_OF_THREE else 2
     if n < 2 * least:
         return 0.0, 0, 0
     e = np.stack([encoder.embed(x16k[i * seg : (i + 1) * seg]) for i in range(n)]).astype(np.float64)
@@ -200,7 +202,7 @@ def speaker_gap(x16k: np.ndarray, encoder: Encoder) -> tuple[float, int, int]:
 def check_one_speaker(x16k: np.ndarray, encoder: Encoder) -> float:
     """Refuse a recording of two or more people; the gap measured (`speaker_gap`)."""
     gap, small, large = speaker_gap(x16k, encoder)
-    long_enough = len(x16k) // int(SEGMENT_SECONDS * RATE) >= 9  # groups of 3 segments
+    long_enough = len(x16k) // int(SEGMENT_SECONDS * RATE) >= GROUPS_OF_THREE
     if small and gap >= (TWO_SPEAKER_GAP if long_enough else TWO_SPEAKER_GAP_SHORT):
         raise EnrollmentError(
             "This sounds like more than one person speaking (one voice in about "
