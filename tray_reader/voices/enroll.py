@@ -358,8 +358,10 @@ def match(
     settings: EnrollSettings | None = None,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    judge: JudgeEncoder | None = None,
 ) -> EnrollResult:
-    """Find the pack that sounds most like `recording` (see the module docstring)."""
+    """Find the pack that sounds most like `recording` (see the module docstring); ``judge``
+    is the guard's second encoder (loaded here when not given)."""
     settings = settings or EnrollSettings()
     progress = progress or (lambda _f, _m: None)
     cancel = cancel or threading.Event()
@@ -593,6 +595,7 @@ def match(
         judged16k,
         embedder,
         word_errors,
+        judge,
     )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")
@@ -914,7 +917,15 @@ class Enroller:
         checks.check_one_speaker(recording.speech16k, self.judge)
         settings = settings or EnrollSettings()
         result = match(
-            recording, self.renderer, self.embedder, self.profiles, text, settings, progress, cancel
+            recording,
+            self.renderer,
+            self.embedder,
+            self.profiles,
+            text,
+            settings,
+            progress,
+            cancel,
+            self.judge,
         )
         verdict = result.verdict
         judged: dict = {}
