@@ -22,7 +22,7 @@ from tray_reader.model.calibration import model_feeds
 from tray_reader.model.quality import log_mel_distance
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.types import FRAME_SAMPLES
-from tray_reader.speech.windows import WindowPlan
+from tray_reader.speech.windows import QUIET_LEVEL, TAIL_KEEP, TAIL_ZONE, WindowPlan, without_tail
 from tray_reader.text.frontend import TextFrontEnd
 
 SENTENCE = "When the evening bell rang across the valley, the farmers gathered their tools and walked home."
@@ -45,6 +45,47 @@ def whole_and_pieces(engine, ids, pack):
     return engine.synthesize(ids, pack, 1.0), list(engine.stream(ids, pack, 1.0))
 
 
+def _sound(n: int) -> np.ndarray:
+    return (0.2 * np.sin(np.arange(n) * 0.3)).astype(np.float32)
+
+
+def _hush(n: int) -> np.ndarray:
+    return np.full(n, QUIET_LEVEL / 3, np.float32)
+
+
+def test_a_chunks_quiet_tail_is_cut_and_its_pauses_kept():
+    early = _sound(10_000)  # ends before the tail's zone: passed on at once, untouched
+    middle = _sound(TAIL_ZONE)
+    pause = np.concatenate([_sound(3000), _hush(4000)])  # quiet, then speech again
+    last = np.concatenate([_sound(2000), _hush(5000)])
+    tail = _hush(9000)  # a window of nothing but the tail
+    pieces = [early, middle, pause, last[:4000], last[4000:], tail]
+    total = sum(p.size for p in pieces)
+    stream = without_tail(iter(pieces), total)
+    assert next(stream) is early
+    out = [early, *stream]
+    audio = np.concatenate(out)
+    whole = np.concatenate(pieces)
+    end = early.size + middle.size + pause.size + 2000
+    assert audio.size == end + TAIL_KEEP  # the sound's end and its decay's first 60 ms
+    assert np.array_equal(audio, whole[: audio.size])  # nothing before it lost or moved
+    assert all(p.size for p in out)
+    # Sound to the end: nothing to cut; nothing at all: nothing yielded.
+    loud = [early, middle, pause[:3000]]
+    assert np.array_equal(np.concatenate(list(without_tail(iter(loud), 49_000))), np.concatenate(loud))
+    assert list(without_tail(iter([]), 0)) == []
+
+
+def test_streamed_chunks_end_with_their_last_sound(engine, ids, pack):
+    # Kokoro ends every chunk in ~0.45 s of near-silence (its last phoneme lengthened, as
+    # at the end of an utterance); the stream keeps the last sound's decay only.
+    audio = np.concatenate(list(engine.stream(ids, pack, 1.0)))
+    loud = np.flatnonzero(np.abs(audio) > QUIET_LEVEL)
+    assert audio.size - (loud[-1] + 1) <= TAIL_KEEP
+    whole = engine.synthesize(ids, pack, 1.0)
+    assert whole.size - np.flatnonzero(np.abs(whole) > QUIET_LEVEL)[-1] > 0.3 * 24_000
+
+
 @pytest.mark.parametrize("n_frames", [1, 5, 12, 13, 30, 100, 236, 400, 999])
 def test_windows_cover_every_frame_once_and_stay_bounded(n_frames):
     plan = WindowPlan()
@@ -60,9 +101,12 @@ def test_streamed_audio_matches_whole_chunk(whole_and_pieces):
     streamed = np.concatenate(pieces)
     assert len(pieces) > 2
     assert streamed.dtype == np.float32
-    assert streamed.size == whole.size
+    # The same audio up to the end of its last sound: the quiet tail the model ends every
+    # chunk with is cut (quiet in the whole chunk's audio too).
+    assert whole.size - TAIL_ZONE < streamed.size < whole.size
+    assert np.sqrt(np.mean(whole[streamed.size :] ** 2)) < QUIET_LEVEL
     assert np.sqrt(np.mean(streamed**2)) > 0.01
-    assert log_mel_distance(whole, streamed) < LOG_MEL_BOUND_DB
+    assert log_mel_distance(whole[: streamed.size], streamed) < LOG_MEL_BOUND_DB
 
 
 @pytest.fixture(scope="module")

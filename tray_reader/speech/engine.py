@@ -26,7 +26,14 @@ from tray_reader import model_files
 from tray_reader.errors import ModelFileError
 from tray_reader.speech.sessions import cached_session, default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, DecoderKind, Prosody
-from tray_reader.speech.windows import Schedule, WindowPlan, by_time, speech_frames, stream_frames
+from tray_reader.speech.windows import (
+    Schedule,
+    WindowPlan,
+    by_time,
+    speech_frames,
+    stream_frames,
+    without_tail,
+)
 from tray_reader.text.types import MAX_PHONEME_IDS
 
 log = logging.getLogger(__name__)
@@ -303,7 +310,8 @@ class KokoroEngine:
         stops the decoding before the next window; ``run_options.terminate`` stops the run
         under way (onnxruntime then raises)."""
         if self.decoder is None or self.features is None:
-            yield self.synthesize(ids, pack, speed)
+            whole = self.synthesize(ids, pack, speed)
+            yield np.concatenate([*without_tail(iter([whole]), whole.size), np.zeros(0, np.float32)])
             return
         called = time.perf_counter()
         if part_a is None or not part_a.made_for(ids, pack, speed):
@@ -336,7 +344,7 @@ class KokoroEngine:
             timed, asr, f0, energy, phase, part_a.style, self.plan, frames, first, self.schedule(budget)
         )
         try:
-            for piece in pieces:
+            for piece in without_tail(pieces, (frames[1] - frames[0]) * FRAME_SAMPLES):
                 now = time.perf_counter()
                 runs_out = max(now, runs_out or now) + piece.size / SAMPLE_RATE
                 yield piece

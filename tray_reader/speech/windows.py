@@ -113,6 +113,45 @@ def speech_frames(asr: np.ndarray) -> tuple[int, int]:
     return (lo, hi) if hi > lo else (0, n)
 
 
+QUIET_LEVEL = 0.003
+"""Amplitude (-50 dBFS) below which the end of a chunk is its tail, not its speech."""
+TAIL_KEEP = 1440
+"""Samples (60 ms) of a chunk's quiet tail kept: the last sound's decay; the pause after
+the chunk is the front end's (sized by what ends the chunk)."""
+TAIL_ZONE = 36_000
+"""Samples (1.5 s) at the end of a chunk inside which quiet is held back as a possible
+tail (the tail is ~0.45 s at normal speed, longer when slow)."""
+
+
+def without_tail(pieces: Iterator[np.ndarray], total: int) -> Iterator[np.ndarray]:
+    """``pieces`` of one chunk's audio (``total`` samples in all) without its quiet tail
+    beyond TAIL_KEEP samples.
+
+    Kokoro reads every chunk as a whole utterance: it lengthens the last phoneme and ends
+    in ~0.45 s of near-silence, the same after "The last message is" as after a full stop.
+    Left in, a sentence split into chunks (the first chunk of every read is short) stops
+    mid-phrase for half a second. Quiet at the end of a piece in the last TAIL_ZONE
+    samples is held back until a louder piece follows (it was a pause in the speech) or
+    the chunk ends (it was the tail)."""
+    held: list[np.ndarray] = []
+    made = 0
+    for piece in pieces:
+        made += piece.size
+        if made < total - TAIL_ZONE:
+            yield piece
+            continue
+        loud = np.flatnonzero(np.abs(piece) > QUIET_LEVEL)
+        if not loud.size:
+            held.append(piece)
+            continue
+        cut = int(loud[-1]) + 1
+        yield np.concatenate([*held, piece[:cut]]) if held else piece[:cut]
+        held = [piece[cut:]]
+    tail = np.concatenate(held)[:TAIL_KEEP] if held else None
+    if tail is not None and tail.size:
+        yield tail
+
+
 def stream_frames(
     decode: Decode,
     asr: np.ndarray,

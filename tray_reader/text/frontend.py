@@ -39,13 +39,14 @@ MIN_PIECE_FRACTION = 0.25
 PAUSES = {
     Boundary.WORD: 0.0,
     Boundary.PHRASE: 0.03,
-    Boundary.CLAUSE: 0.12,
-    Boundary.STRONG_CLAUSE: 0.22,
-    Boundary.SENTENCE: 0.35,
-    Boundary.PARAGRAPH: 0.7,
+    Boundary.CLAUSE: 0.25,
+    Boundary.STRONG_CLAUSE: 0.35,
+    Boundary.SENTENCE: 0.55,
+    Boundary.PARAGRAPH: 0.9,
 }
-"""Seconds of silence after a chunk, by what ends it. The model already ends each chunk
-with a short natural tail, so these are additions to it."""
+"""Seconds of silence after a chunk's last sound, by what ends it. The engine keeps only
+the decay of that sound (`windows.without_tail`): a chunk cut inside a sentence runs on
+into the next as one phrase."""
 
 
 def summarize_skipped(skipped: list[str], most: int = 8, width: int = 30) -> str:
