@@ -18,6 +18,8 @@
   often, and how long, playback would wait for the next piece; the product's settings
   against one chunk after another, and against windows that only grow, interleaved.
 - seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
+- joins: the longest silence inside each sentence a read cuts into chunks, against the same
+  sentence rendered whole in one chunk; and the silences between sentences.
 Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
 """
 
@@ -333,6 +335,64 @@ def bench_seams(engine, frontend, pack) -> None:
     )
 
 
+def quiet_blocks(audio: np.ndarray, level: float = 0.003) -> np.ndarray:
+    """Whether each 10 ms block of ``audio`` is quiet (RMS under ``level``)."""
+    n = audio.size // 240
+    return np.sqrt(np.mean(audio[: n * 240].reshape(n, 240) ** 2, axis=1)) < level
+
+
+def quiet_around(quiet: np.ndarray, block: int) -> float:
+    """Seconds of the run of quiet blocks that holds ``block`` (0 if it is not quiet)."""
+    if block >= quiet.size or not quiet[block]:
+        return 0.0
+    lo, hi = block, block
+    while lo > 0 and quiet[lo - 1]:
+        lo -= 1
+    while hi + 1 < quiet.size and quiet[hi + 1]:
+        hi += 1
+    return (hi - lo + 1) * 0.01
+
+
+def longest_pause(audio: np.ndarray) -> float:
+    """Seconds of the longest run of quiet blocks between the first and the last sound."""
+    quiet = quiet_blocks(audio)
+    loud = np.flatnonzero(~quiet)
+    inner = quiet[loud[0] : loud[-1]] if loud.size else quiet[:0]
+    return max((quiet_around(inner, i) for i in np.flatnonzero(inner)), default=0.0)
+
+
+def bench_joins(engine, frontend, pack) -> None:
+    """The silence where a read joins two chunks of one sentence (the first chunk of every
+    read is short), against the longest pause of the same sentence rendered whole in one
+    chunk (the model's own pauses, at its commas); and the silences between sentences."""
+    from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+
+    synth = Synthesizer(frontend, engine)
+    joins, whole_pauses, between = [], [], []
+    for text in PARAGRAPHS:
+        pieces = list(synth.stream(text, fixed_voice(pack)))
+        chunks = list(frontend.chunks(text))
+        quiet = quiet_blocks(np.concatenate([p.samples for p in pieces]))
+        at, ends = 0, []
+        for i, piece in enumerate(pieces):
+            at += piece.samples.size
+            if i + 1 < len(pieces) and pieces[i + 1].words:  # the next chunk's first piece
+                ends.append((piece.sentence, pieces[i + 1].sentence, at // 240 - 1))
+        for before, after, block in ends:
+            (joins if before == after else between).append(quiet_around(quiet, block))
+        for sentence in {c.sentence for c in chunks}:
+            parts = [c for c in chunks if c.sentence == sentence]
+            if len(parts) > 1:
+                ids = frontend.ids(" ".join(c.phonemes for c in parts))
+                whole_pauses.append(longest_pause(engine.synthesize(ids, pack, 1.0)))
+    print(
+        f"silence where a sentence's chunks join ({len(joins)} joins): median {statistics.median(joins):.2f} s "
+        f"(max {max(joins):.2f}); longest pause of the same sentences rendered whole: median "
+        f"{statistics.median(whole_pauses):.2f} s (max {max(whole_pauses):.2f}); between sentences: "
+        f"median {statistics.median(between):.2f} s"
+    )
+
+
 def _child(args: list[str]) -> dict:
     out = subprocess.run(
         [sys.executable, "-m", "bench.bench_speech", *args], capture_output=True, text=True, check=True
@@ -450,7 +510,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rss-words", type=int, default=5000)
     ap.add_argument(
-        "--skip", nargs="*", default=[], choices=["first", "gaps", "rtf", "ready", "rss", "seams"]
+        "--skip", nargs="*", default=[], choices=["first", "gaps", "rtf", "ready", "rss", "seams", "joins"]
     )
     ap.add_argument("--child", choices=["ready", "rss"])
     ap.add_argument("--threads", type=int, default=2)
@@ -489,7 +549,7 @@ def main() -> None:
             f"{r['decoder']} decoder)"
         )
     frontend, pack = _frontend(), _pack()
-    if {"first", "gaps", "seams"} - set(args.skip):
+    if {"first", "gaps", "seams", "joins"} - set(args.skip):
         engine = _load(args.threads, args.decoder)
         engine.warm_up(pack)
         print(f"first audio and seams with the {engine.decoder_kind.value} decoder")
@@ -499,6 +559,8 @@ def main() -> None:
             bench_gaps(engine, frontend, pack, args.runs)
         if "seams" not in args.skip:
             bench_seams(engine, frontend, pack)
+        if "joins" not in args.skip:
+            bench_joins(engine, frontend, pack)
         del engine
     if "rtf" not in args.skip:
         bench_rtf(frontend, pack, max(1, args.runs // 2))
