@@ -168,6 +168,15 @@ def _read_plainly(engine, phonemizer):
     return counting, synth, voice, plain
 
 
+def assert_same_audio_length(read: list[AudioChunk], other: list[AudioChunk]) -> None:
+    """Two reads of one text hold the same audio: the same length, but for where each chunk's
+    quiet tail is cut, which moves by a few milliseconds with the decoder windows (their
+    audio differs slightly at the seams, and windows are sized by time)."""
+    sizes = [sum(c.samples.size for c in r) for r in (read, other)]
+    chunks = sum(1 for c in other if c.words)  # each chunk's first piece brings its words
+    assert chunks and abs(sizes[0] - sizes[1]) <= chunks * FRAME_SAMPLES, (sizes, chunks)
+
+
 def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine, phonemizer):
     counting, synth, voice, plain = _read_plainly(engine, phonemizer)
     chunks = len(counting.chunks)
@@ -180,7 +189,7 @@ def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine,
     again = list(synth.stream(TEXT, voice))
     assert synth.served_prepared and np.array_equal(again[0].samples, first.samples)
     assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by the first read
-    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    assert_same_audio_length(again, plain)
     # Another text replaces it.
     list(synth.stream("Something else.", voice))
     assert synth.prepared_text == "Something else."
@@ -204,7 +213,7 @@ def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, p
     # Nothing lost or repeated: the same sentences and the same amount of audio (later
     # windows may differ in size, not in what they cover).
     assert [c.sentence for c in again][-1] == [c.sentence for c in plain][-1]
-    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    assert_same_audio_length(again, plain)
     # Prepared audio stays for a second read of the same selection.
     assert synth.prepare(TEXT, voice) and len(counting.chunks) == 2 * chunks
 
@@ -264,12 +273,10 @@ def test_a_read_during_preparation_takes_over_after_the_first_piece(engine, phon
     assert synth.served_prepared and prepared.rest is None
     assert len(counting.chunks) == 2 * chunks  # the first chunk was made once, by preparing
     # The prepared chunk starts as a read does (the same first window; later ones are
-    # sized by time), and nothing is lost (where a chunk's quiet tail is cut moves by a
-    # few milliseconds with the windows: the decoder's audio differs slightly at their seams).
+    # sized by time), and nothing is lost.
     np.testing.assert_allclose(again[0].samples, plain[0].samples, atol=1e-4)
     assert again[1 : len(prepared.pieces)] == prepared.pieces[1:]
-    sizes = [sum(c.samples.size for c in read) for read in (again, plain)]
-    assert abs(sizes[0] - sizes[1]) <= 2 * FRAME_SAMPLES, sizes
+    assert_same_audio_length(again, plain)
 
 
 LONGER = (
@@ -292,7 +299,7 @@ def test_chunks_made_ahead_give_the_same_reading(engine, phonemizer, monkeypatch
     ahead = list(synth.stream(LONGER, voice))
     assert counting.made_ahead
     # Windows are sized by time, so pieces differ; the chunks' audio does not.
-    assert sum(c.samples.size for c in ahead) == sum(c.samples.size for c in plain)
+    assert_same_audio_length(ahead, plain)
     assert sorted({c.sentence for c in ahead}) == sorted({c.sentence for c in plain})
 
 
@@ -353,4 +360,4 @@ def test_interrupt_ends_a_read_inside_a_model_run_and_keeps_the_first_chunk_whol
     assert not reader.is_alive() and errors == []
     again = list(synth.stream(LONGER, voice))
     assert synth.served_prepared  # the first chunk, kept whole
-    assert sum(c.samples.size for c in again) == sum(c.samples.size for c in plain)
+    assert_same_audio_length(again, plain)
