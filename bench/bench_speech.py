@@ -387,7 +387,7 @@ def bench_joins(engine, frontend, pack) -> None:
                 whole_pauses.append(longest_pause(engine.synthesize(ids, pack, 1.0)))
     print(
         f"silence where a sentence's chunks join ({len(joins)} joins): median {statistics.median(joins):.2f} s "
-        f"(max {max(joins):.2f}); longest pause of the same sentences rendered whole: median "
+        f"(each: {', '.join(f'{j:.2f}' for j in sorted(joins))}); longest pause of the same sentences rendered whole: median "
         f"{statistics.median(whole_pauses):.2f} s (max {max(whole_pauses):.2f}); between sentences: "
         f"median {statistics.median(between):.2f} s"
     )

@@ -17,7 +17,8 @@ from tray_reader.speech.engine import KokoroEngine, PartA
 from tray_reader.speech.timings import WordTiming, token_frames, word_timings
 from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, AudioChunk, Prosody, VoiceSource
 from tray_reader.speech.windows import speech_frames
-from tray_reader.text.frontend import TextFrontEnd
+from tray_reader.text.frontend import PAUSES, TextFrontEnd
+from tray_reader.text.sentences import Boundary
 from tray_reader.text.types import TextChunk
 
 log = logging.getLogger(__name__)
@@ -56,10 +57,16 @@ LEAD_IN_KEEP = int(0.010 * SAMPLE_RATE)
 """Samples kept before a read's first sound, so its onset (a breath, an /h/) is never cut."""
 
 
+RUN_ON_PAUSE = PAUSES[Boundary.PHRASE]
+"""A chunk whose pause after is at most this was cut inside a phrase: the next one runs on
+from it, without its lead-in."""
+
+
 def without_lead_in(piece: AudioChunk) -> AudioChunk:
-    """A read's first piece without the silence before its first sound (the model starts
-    each chunk a little before it: for the first chunk of a read, that is only latency).
-    The cut is faded in and the words' timings move with it."""
+    """A chunk's first piece without the silence before its first sound (the model starts
+    each chunk a little before it): for the first chunk of a read, that is only latency; for
+    a chunk that continues a phrase, a gap inside it. The cut is faded in and the words'
+    timings move with it."""
     audio = piece.samples
     loud = np.flatnonzero(np.abs(audio) > LEAD_IN_LEVEL)
     if not loud.size or loud[0] <= LEAD_IN_KEEP:
@@ -114,6 +121,8 @@ class Prepared:
     prosody: Prosody = NEUTRAL
     """The engine's pitch level and range the audio was made with (the voice's own,
     times speech-dispatcher's pitch)."""
+    run_on: bool = False
+    """The chunk was cut inside a phrase: the next one runs on from it (RUN_ON_PAUSE)."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float, prosody: Prosody = NEUTRAL) -> bool:
         """Whether this is the audio of ``text`` in this voice, speed, pitch and range."""
@@ -353,7 +362,10 @@ class Synthesizer:
                 ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
-                return Prepared(text, pack, speed, index + 1, [], audio, prosody=self._prosody())
+                run_on = chunk.pause_after <= RUN_ON_PAUSE
+                return Prepared(
+                    text, pack, speed, index + 1, [], audio, prosody=self._prosody(), run_on=run_on
+                )
         return None
 
     def _chunk_audio(
@@ -448,23 +460,26 @@ class Synthesizer:
                     yield ready
             # The read's first piece brings its text (a prepared first chunk has it already).
             first_text: str | None = None if prepared is not None else text
+            run_on = prepared is not None and prepared.run_on
             while not cancel.is_set() and (item := ahead.take(cancel)) is not None:
                 chunk, ids, part_a = item
                 pack, speed = voice()
                 chunk_text, first_text = first_text, None
+                lead_in = started is None or run_on
                 for piece in self._chunk_audio(
                     chunk, ids, pack, speed, queued(), part_a, chunk_text, options
                 ):
                     give_way()
                     if cancel.is_set():
                         return
-                    if started is None:
-                        piece = without_lead_in(piece)
+                    if lead_in:
+                        piece, lead_in = without_lead_in(piece), False
                     started = started or time.perf_counter()
                     samples += piece.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
+                run_on = chunk.pause_after <= RUN_ON_PAUSE
         except Exception:
             if options.terminate:
                 return  # interrupted: the read was stopped
