@@ -100,6 +100,8 @@ CASES = {
         ("3 May 2024", "the third of May, twenty twenty-four"),
         ("May 3, 2024", "May third, twenty twenty-four"),
         ("on 1st January", "on the first of January"),
+        ("on the 3rd of March", "on the third of March"),  # "the" said once
+        ("The 2024-05-03 release", "The third of May, twenty twenty-four, release"),
         ("Sept. 11", "September eleventh"),
         ("2024-05-03", "the third of May, twenty twenty-four"),
         ("3/5/2024", "three slash five slash twenty twenty-four"),
@@ -213,6 +215,9 @@ def test_normalize(raw, spoken):
         ("and العربية.", "and.", ["العربية"]),
         ("x" * 60, "", ["xxxxxxxxxxxxxxxxxxxx… (60-character word)"]),
         ("Ελληνικά words", "words", ["Ελληνικά"]),
+        # Emoji are dropped silently, with the marks that style them (nothing unread to report).
+        ("I \u2764\ufe0f reading \U0001f4da daily", "I reading daily", []),
+        ("Press 1\ufe0f\u20e3 now", "Press one now", []),
     ],
 )
 def test_unreadable_text_is_skipped_and_reported(raw, spoken, skipped):

@@ -165,6 +165,8 @@ def _char_kind(ch: str) -> str:
     """'ok' (keep), 'foreign' (a letter/digit of another script: skip and report), 'drop'."""
     if ch.isascii() or ch in _KEPT_SYMBOLS:
         return "ok"
+    if ch == "\u20e3" or unicodedata.name(ch, "").startswith("VARIATION SELECTOR"):
+        return "drop"  # marks that style an emoji or a keycap ("❤️", "1️⃣"), not letters
     cat = unicodedata.category(ch)
     if cat[0] in "LNM":
         return "foreign"

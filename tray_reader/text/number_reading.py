@@ -136,11 +136,19 @@ def _year_tail(m: re.Match[str], year: str | None) -> str:
     return f", {numwords.year(int(year))}" + ("," if re.match(r" [a-z]", after) else "")
 
 
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.I)
+
+
+def _the(m: re.Match[str]) -> str:
+    """ "the " before a spoken date, unless the text says it already ("on the 3rd of May")."""
+    return "" if _THE_BEFORE.search(m.string, 0, m.start()) else "the "
+
+
 def _day_month_year(m: re.Match[str]) -> str:
     day, month, year = m.groups()
     if not 1 <= int(day) <= 31:
         return m.group()
-    return f"the {numwords.ordinal(int(day))} of {_month(month)}" + _year_tail(m, year)
+    return f"{_the(m)}{numwords.ordinal(int(day))} of {_month(month)}" + _year_tail(m, year)
 
 
 def _month_day_year(m: re.Match[str]) -> str:
@@ -152,7 +160,7 @@ def _month_day_year(m: re.Match[str]) -> str:
 
 def _iso_date(m: re.Match[str]) -> str:
     year, month, day = m.groups()
-    return f"the {numwords.ordinal(int(day))} of {_MONTH_NAMES[int(month) - 1]}" + _year_tail(m, year)
+    return f"{_the(m)}{numwords.ordinal(int(day))} of {_MONTH_NAMES[int(month) - 1]}" + _year_tail(m, year)
 
 
 _DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°(?:\s?([CF])\b)?")
