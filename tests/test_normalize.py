@@ -75,6 +75,17 @@ CASES = {
         ("€1.01", "one euro and one cent"),
         ("$3.5 million", "three point five million dollars"),
         ("$1,200", "one thousand two hundred dollars"),
+        ("5 \u20ac or 12.50 EUR", "five euros or twelve euros and fifty cents"),  # symbol or code after
+        ("EUR 12 and USD 3 million", "twelve euros and three million dollars"),
+        ("$5 USD or US$5", "five dollars or five dollars"),
+    ],
+    "rates": [
+        ("$0.99/month", "ninety-nine cents per month"),
+        ("3 \u20ac/kg", "three euros per kilogram"),
+        ("100 requests/s", "one hundred requests per second"),
+        ("a 5 m/s wind", "a five meters per second wind"),
+        ("support 24/7", "support twenty-four seven"),
+        ("yes/no", "yes or no"),
     ],
     "percentages": [("50%", "fifty percent"), ("3.5 %", "three point five percent")],
     "temperatures": [

@@ -321,7 +321,34 @@ def expand_abbreviations(text: str) -> str:
 
 # --- Symbols and spacing ------------------------------------------------------------------
 
-_SYMBOLS = [
+_PER_UNITS = {
+    "mo": "month",
+    "yr": "year",
+    "wk": "week",
+    "h": "hour",
+    "hr": "hour",
+    "min": "minute",
+    "sec": "second",
+    "s": "second",
+    "kg": "kilogram",
+    "g": "gram",
+    "lb": "pound",
+    "km": "kilometer",
+    "mi": "mile",
+    "m": "meter",
+    "l": "liter",
+    "gal": "gallon",
+}
+_PER = re.compile(
+    r"(?<=[A-Za-z])/(?=(?:month|year|week|day|night|hour|minute|second|person|head|user|seat|"
+    r"page|mile|" + "|".join(_PER_UNITS) + r")\b)"
+)
+"""A slash before a unit of a rate ("cents/month", "requests/s", "km/h"): "per"."""
+_PER_UNIT = re.compile(r"(?<=\bper )(" + "|".join(_PER_UNITS) + r")\b")
+
+_SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (_PER, " per "),
+    (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),

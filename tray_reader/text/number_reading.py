@@ -25,13 +25,38 @@ _CURRENCIES = {
 }
 _SCALE_WORDS = {"k": "thousand", "m": "million", "bn": "billion", "b": "billion"}
 _CURRENCY = re.compile(
-    r"(?<![\w])(-?)([$€£¥])\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b)\b)?",
+    r"(?<![\w])(?:US(?=\$))?(-?)([$€£¥])\s?("
+    + _NUM
+    + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b)\b)?"
+    r"(?:\s(?:USD|EUR|GBP|JPY)\b)?",  # "$5 USD": the code says the symbol again
     re.I,
 )
 
 
+_CURRENCY_CODES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+_CODE_FIRST = re.compile(
+    r"\b(-?)(USD|EUR|GBP|JPY)\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion)\b)?()"
+)
+"""An amount after its currency's code ("EUR 12")."""
+_SYMBOL_AFTER = re.compile(
+    r"(?<![\w.,])(-?)("
+    + _NUM
+    + r")(?:\s?(thousand|million|billion|trillion)\b)?\s?([$€£¥]|(?:USD|EUR|GBP|JPY)\b)"
+)
+"""An amount before its currency's symbol or code ("5 €", "12.50 EUR")."""
+
+
+def _money_after(m: re.Match[str]) -> str:
+    minus, amount, scale, symbol = m.groups()
+    return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
+
+
 def _money(m: re.Match[str]) -> str:
-    minus, symbol, amount, scale = m.groups()
+    minus, symbol, amount, scale = m.groups()[:4]
+    return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
+
+
+def _spoken_money(minus: str, symbol: str, amount: str, scale: str | None) -> str:
     one, many, sub_one, sub_many = _CURRENCIES[symbol]
     prefix = "minus " if minus else ""
     amount = amount.replace(",", "")
@@ -169,6 +194,7 @@ _TEMPERATURE_SCALES = {"C": "Celsius", "F": "Fahrenheit"}
 
 _UNITS = {
     "km/h": ("kilometer per hour", "kilometers per hour"),
+    "m/s": ("meter per second", "meters per second"),
     "mph": ("mile per hour", "miles per hour"),
     "km": ("kilometer", "kilometers"),
     "cm": ("centimeter", "centimeters"),
@@ -283,9 +309,12 @@ def read_numbers(text: str) -> str:
     if not re.search(r"\d", text):
         return text
     text = _TIME_RANGE.sub(" to ", text)
+    text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"#(?=\d)", "number ", text)
     for rx, sub in (
         (_CURRENCY, _money),
+        (_CODE_FIRST, _money),
+        (_SYMBOL_AFTER, _money_after),
         (_PHONE, _phone),
         (_TIME, _time),
         (_DOTTED_TIME, _time),
