@@ -182,6 +182,12 @@ CASES = {
         ("2x faster", "two times faster"),
         ("wait \u2014 what", "wait, what"),
         ("a*b~c", "a b c"),
+        (
+            "x \u2265 2, y \u2264 3, z \u2260 4",
+            "x greater than or equal to two, y less than or equal to three, z not equal to four",
+        ),
+        ("if n >= 10 and m != 3", "if n greater than or equal to ten and m not equal to three"),
+        ("Paris \u2192 Rome, \u2248 5 h", "Paris to Rome, approximately five hours"),
     ],
     "markup": [
         ("**bold** <b>html</b>", "bold html"),

@@ -76,7 +76,7 @@ _CHAR_MAP = str.maketrans(
     }
 )
 
-_KEPT_SYMBOLS = frozenset("°€£¥¢×÷±§–—")
+_KEPT_SYMBOLS = frozenset("°€£¥¢×÷±§–—≥≤≠≈→")
 """Non-ASCII symbols a later rule reads aloud."""
 
 
@@ -358,6 +358,11 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\s*×\s*"), " times "),
     (re.compile(r"\s*÷\s*"), " divided by "),
     (re.compile(r"\s*±\s*"), " plus or minus "),
+    (re.compile(r"\s*≥\s*|(?<=[\w)]) >= (?=[\w(-])"), " greater than or equal to "),
+    (re.compile(r"\s*≤\s*|(?<=[\w)]) <= (?=[\w(-])"), " less than or equal to "),
+    (re.compile(r"\s*≠\s*|(?<=[\w)]) != (?=[\w(-])"), " not equal to "),
+    (re.compile(r"\s*≈\s*"), " approximately "),
+    (re.compile(r"\s*→\s*"), " to "),
     (re.compile(r"§\s*"), " section "),
     (re.compile(r"\band/or\b"), "and or"),
     (re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])"), " or "),
