@@ -45,7 +45,7 @@ def test_issue_example(frontend):
     chunks = list(frontend.chunks("Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm."))
     assert " ".join(c.text for c in chunks) == (
         "Doctor Smith paid three dollars and fifty cents on the third of May, twenty twenty-four, "
-        "at nine thirty p m."
+        "at nine thirty PM."
     )
     assert len(chunks[0].text) <= FIRST_CHUNK_CHARS
     assert chunks[-1].pause_after == PAUSES[Boundary.PARAGRAPH]
@@ -201,3 +201,10 @@ def test_skipped_summary_is_one_short_line():
     assert summarize_skipped(["Привет мир", "中文"]) == "Привет мир; 中文"
     many = summarize_skipped(["ж" * 100] + ["x"] * 20, most=3, width=5)
     assert many == "жжжжж…; x; x … and 18 more"
+
+
+def test_times_of_day_are_said_as_letters(frontend):
+    # "a m" was read with the article's vowel ("uh em").
+    phonemes = " ".join(c.phonemes for c in frontend.chunks("We open at 9 a.m. and close at 5pm"))
+    assert phonemes.count("ˌAˈɛm") == 1 and "pˌiˈɛm" in phonemes
+    assert "ɐ" not in phonemes

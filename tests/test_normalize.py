@@ -12,7 +12,7 @@ from tray_reader.text import numwords
 ISSUE_EXAMPLE = (
     "Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm.",
     "Doctor Smith paid three dollars and fifty cents on the third of May, twenty twenty-four, "
-    "at nine thirty p m.",
+    "at nine thirty PM.",
 )
 
 NUMBER_WORDS = [
@@ -119,15 +119,15 @@ CASES = {
         ("May I go", "May I go"),
     ],
     "times": [
-        ("9:30 pm", "nine thirty p m"),
+        ("9:30 pm", "nine thirty PM"),
         ("9:05", "nine oh five"),
         ("10:00", "ten o'clock"),
         ("14:00", "fourteen hundred"),
-        ("at 9 a.m. today", "at nine a m today"),
-        ("It ends at 5pm. Then", "It ends at five p m. Then"),
-        ("at 9.30 pm", "at nine thirty p m"),
+        ("at 9 a.m. today", "at nine AM today"),
+        ("It ends at 5pm. Then", "It ends at five PM. Then"),
+        ("at 9.30 pm", "at nine thirty PM"),
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
-        ("9am-5pm", "nine a m to five p m"),
+        ("9am-5pm", "nine AM to five PM"),
     ],
     "phone numbers": [
         ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),

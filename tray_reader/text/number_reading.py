@@ -104,7 +104,8 @@ def _ampm(m: re.Match[str], letter: str | None) -> str:
     if not letter:
         return ""
     final = m.group().endswith(".") and re.match(ENDS_SENTENCE, m.string[m.end() :]) is not None
-    return f" {letter.lower()} m" + ("." if final else "")
+    # "AM", not "a m": the phonemiser reads a lone "a" as the article.
+    return f" {letter.upper()}M" + ("." if final else "")
 
 
 def _time(m: re.Match[str]) -> str:
