@@ -35,6 +35,7 @@ def test_manage_voices(tmp_path):
     assert run(tmp_path, "voice", "use", "warm").returncode == 0
     listing = run(tmp_path, "voice", "list").stdout
     assert "* warm" in listing and "af_sarah" in listing
+    assert listing.splitlines()[0].startswith("* warm")  # own voices first, as in the tray
     assert run(tmp_path, "voices").stdout == listing
     exported = tmp_path / "warm.npz"
     assert run(tmp_path, "voice", "export", "warm", str(exported)).returncode == 0

@@ -124,8 +124,9 @@ def describe(info: VoiceInfo, default: str | None) -> str:
 
 
 def list_voices(library: VoiceLibrary, out: Out = print, err: Out = _err) -> None:
+    """The user's own voices first (as in the tray's menu), then the stock voices."""
     default = library.default_voice()
-    for info in library.list():
+    for info in sorted(library.list(), key=lambda v: v.kind == "stock"):
         out(describe(info, default))
     for problem in library.problems:
         err(f"warning: {problem}")
