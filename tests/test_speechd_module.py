@@ -10,7 +10,7 @@ import pytest
 
 from tests.asr import recognise, word_recall
 from tests.fixtures_desktop import TimedRecorder
-from tests.speechd_helpers import ModuleProcess, last_sound, median_f0
+from tests.speechd_helpers import ModuleProcess, last_sound, median_f0, silences, speech_seconds
 
 pytestmark = pytest.mark.desktop
 
@@ -86,6 +86,30 @@ def test_speak_is_heard_with_marks_in_order(module, pulse) -> None:
     ]
     heard = recognise(audio, pulse.rate)
     assert word_recall("good morning the weather is fine", heard) >= 0.6, heard
+
+
+def test_a_mark_before_every_word_is_one_phrase_followed_word_by_word(module, pulse) -> None:
+    # Orca puts a mark before every word. Said piece by piece, each word was an utterance
+    # of its own with a sentence's pause after it, and the marks came in bursts.
+    words = ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"]
+    body = " ".join(f'<mark name="w{i}"/>{w}' for i, w in enumerate(words))
+    rec = TimedRecorder(pulse).start()
+    try:
+        speak(module, f"<speak>{body}.</speak>")
+        events: list[tuple[float, str]] = []
+        while not events or events[-1][1] != "702 END":
+            events.append(module.lines.get(timeout=60))
+        time.sleep(0.2)
+    finally:
+        rec.stop()
+    audio = rec.audio_since(0)
+    marks = [(at, line[4:]) for at, line in events if line.startswith("700-")]
+    assert [name for _, name in marks] == [f"w{i}" for i in range(len(words))]
+    # Reported as the words are heard: spread over the sentence, one after another.
+    assert marks[-1][0] - marks[0][0] > 0.4 * speech_seconds(audio, pulse.rate)
+    assert max(silences(audio, pulse.rate)) < 0.25  # one phrase, no pause between words
+    heard = recognise(audio, pulse.rate)
+    assert word_recall(" ".join(words), heard) >= 0.6, heard
 
 
 def test_char_key_and_sound_icon(module, pulse) -> None:

@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tray_reader.speech.types import Prosody
+from tray_reader.speech.timings import WordTiming
+from tray_reader.speech.types import AudioChunk, Prosody
 from tray_reader.speechd import install, protocol, spoken, ssml
 from tray_reader.speechd.module import MessageSettings, OutputModule, apply_settings
 from tray_reader.speechd.protocol import Command, MessageType
-from tray_reader.speechd.speaker import Voice
+from tray_reader.speechd.speaker import MarkPlacer, Run, Voice, runs
 from tray_reader.speechd.spoken import Capitals, Punctuation
 
 
@@ -480,3 +481,45 @@ def test_probe_reports_a_module_that_does_not_answer(tmp_path: Path) -> None:
     assert install.probe(dirs, timeout=10) == "the module did not answer INIT (exit 4: no output)"
     install.install(dirs, "sh -c 'cat >/dev/null; echo 299 OK LOADED SUCCESSFULLY; echo 210 OK QUIT'")
     assert install.probe(dirs, timeout=10) is None
+
+
+ORCA = '<speak><mark name="0:4"/>Good <mark name="5:12"/>morning, <mark name="14:19"/>world.</speak>'
+
+
+def test_speech_and_its_marks_are_one_run_between_pauses():
+    # Orca marks every word: said piece by piece, each word was an utterance of its own.
+    assert list(runs(ssml.segments(ORCA))) == [
+        Run("Good morning, world.", ((0, "0:4"), (5, "5:12"), (14, "14:19")))
+    ]
+    parts = list(
+        runs(
+            ssml.segments('<speak>One <mark name="a"/>two<break time="300ms"/>three<mark name="b"/></speak>')
+        )
+    )
+    assert parts == [Run("One two", ((4, "a"),)), ssml.Pause(0.3), Run("three", ((5, "b"),))]
+
+
+def test_marks_cut_the_audio_where_their_words_begin():
+    # "Good morning, world." as two chunks; the first in two pieces, the word "morning"
+    # (text 5-12) beginning at sample 900, in the second piece.
+    words = (WordTiming(100, 800, (0, 4)), WordTiming(900, 1500, (5, 12)))
+    placer = MarkPlacer(((0, "m0"), (5, "m5"), (14, "m14"), (20, "end")))
+    first = placer.split(AudioChunk(np.arange(600, dtype=np.float32), 0, words=words))
+    assert [(p.size, names) for p, names in first] == [(100, []), (500, ["m0"])]
+    second = placer.split(AudioChunk(np.arange(600, 1600, dtype=np.float32), 0))
+    assert [(p.size, names) for p, names in second] == [(300, []), (700, ["m5"])]
+    assert second[1][0][0] == 900  # the audio is cut, not changed
+    third = placer.split(AudioChunk(np.zeros(400, np.float32), 1, words=(WordTiming(0, 300, (14, 20)),)))
+    assert [(p.size, names) for p, names in third] == [(400, ["m14"])]  # at its very start
+    assert placer.rest() == ["end"]  # after the last word: heard when the run ends
+
+
+def test_without_word_timings_marks_are_placed_by_sentence():
+    placer = MarkPlacer(((0, "a"), (3, "b"), (12, "c")))
+    one = placer.split(AudioChunk(np.zeros(500, np.float32), 0, sentence_span=(0, 10)))
+    again = placer.split(AudioChunk(np.zeros(500, np.float32), 0, sentence_span=(0, 10)))
+    two = placer.split(AudioChunk(np.zeros(500, np.float32), 1, sentence_span=(11, 20)))
+    assert [names for _, names in one] == [["a"]]
+    assert [names for _, names in again] == [[]]
+    assert [names for _, names in two] == [["b"]]
+    assert placer.rest() == ["c"]

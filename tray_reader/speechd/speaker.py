@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -30,6 +31,8 @@ from tray_reader.speechd.ssml import Mark, Pause, Segment, Speech
 if TYPE_CHECKING:
     from tray_reader.audio.player import Player, PlayerStatus
     from tray_reader.speech.synthesis import Synthesizer
+    from tray_reader.speech.timings import WordTiming
+    from tray_reader.speech.types import AudioChunk
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,88 @@ class _Message:
     """Marks reported once the audio of a sentence id is heard."""
     playing: bool = False
     """Its player request has begun (player statuses before that are another message's)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """Speech with the marks inside it, said as one text: a screen reader puts a mark before
+    every word (Orca does), and each piece said on its own would be its own utterance, with
+    a sentence's pause after every word."""
+
+    text: str
+    marks: tuple[tuple[int, str], ...]
+    """(character offset in ``text``, name): reported when the word from there on is heard."""
+
+
+def runs(segments: list[Segment]) -> Iterator[Run | Pause]:
+    """The message's speech and marks joined into runs, between its pauses; marks with no
+    speech after them end their run (at its end)."""
+    text, marks = "", list[tuple[int, str]]()
+    for segment in segments:
+        if isinstance(segment, Pause):
+            if text or marks:
+                yield Run(text, tuple(marks))
+                text, marks = "", []
+            yield segment
+        elif isinstance(segment, Mark):
+            marks.append((len(text), segment.name))
+        elif isinstance(segment, Speech):
+            text += segment.text
+    if text or marks:
+        yield Run(text, tuple(marks))
+
+
+class MarkPlacer:
+    """Cuts the audio of a run where its marks fall: before the first word at or after each
+    mark's offset (by the words' timings; by sentence when the engine gives none)."""
+
+    def __init__(self, marks: tuple[tuple[int, str], ...]) -> None:
+        self._marks = deque(sorted(marks, key=lambda m: m[0]))
+        self._words: tuple[WordTiming, ...] = ()
+        self._at = 0  # samples since the first piece of the current text chunk
+        self._span: tuple[int, int] | None = None
+
+    def _due(self, offset: int) -> list[str]:
+        due = []
+        while self._marks and self._marks[0][0] <= offset:
+            due.append(self._marks.popleft()[1])
+        return due
+
+    def split(self, chunk: AudioChunk) -> list[tuple[np.ndarray, list[str]]]:
+        """``chunk``'s samples in parts, each with the marks due as it begins (a first part
+        with none continues what played before)."""
+        samples = chunk.samples
+        n = samples.size
+        if chunk.words:
+            self._words, self._at = chunk.words, 0
+        if self._words:
+            cuts = [
+                (w.start - self._at, w.span[0]) for w in self._words if self._at <= w.start < self._at + n
+            ]
+        elif chunk.sentence_span is not None and chunk.sentence_span != self._span:
+            cuts = [(0, chunk.sentence_span[0])]
+        else:
+            cuts = []
+        self._span = chunk.sentence_span
+        self._at += n
+        parts: list[tuple[np.ndarray, list[str]]] = []
+        begin, names = 0, list[str]()
+        for pos, offset in cuts:
+            due = self._due(offset)
+            if not due:
+                continue
+            pos = min(max(pos, begin), n)
+            if pos > begin:
+                parts.append((samples[begin:pos], names))
+                begin, names = pos, due
+            else:
+                names = names + due
+        parts.append((samples[begin:], names))
+        return parts
+
+    def rest(self) -> list[str]:
+        """The marks after the last word (reported when the run has been heard)."""
+        return [name for _, name in self._marks]
 
 
 SILENCE_RATE = 24_000
@@ -212,38 +297,42 @@ class EngineSpeaker:
                 self.player.flush()
                 return
             message.playing = True
-        sentence = 0
+        part = 0  # the player's "sentence": a new one wherever marks fall
         pending: list[str] = []
 
-        def place_marks(at: int) -> None:
-            if pending:
-                with self._lock:
-                    message.marks.setdefault(at, []).extend(pending)
-                pending.clear()
+        def place_marks(names: list[str]) -> int:
+            """A new part, with ``names`` (and the marks still pending) reported as it is heard."""
+            nonlocal part
+            part += 1
+            with self._lock:
+                message.marks.setdefault(part, []).extend(pending + names)
+            pending.clear()
+            return part
 
         def cancelled() -> bool:
             return message.cancel.is_set() or player_cancel.is_set()
 
-        for segment in message.segments:
+        for item in runs(message.segments):
             if cancelled():
                 return
-            if isinstance(segment, Mark):
-                pending.append(segment.name)
-            elif isinstance(segment, Pause):
-                sentence += 1
-                place_marks(sentence)
-                silence = np.zeros(int(segment.seconds * SILENCE_RATE), np.float32)
-                self.player.play(AudioChunk(silence, sentence))
-            elif isinstance(segment, Speech):
-                base = sentence + 1
-                stream = synth.stream(segment.text, fixed_voice(voice.pack, voice.speed), message.cancel)
+            if isinstance(item, Pause):
+                silence = np.zeros(int(item.seconds * SILENCE_RATE), np.float32)
+                self.player.play(AudioChunk(silence, place_marks([])))
+                continue
+            placer = MarkPlacer(item.marks)
+            if item.text.strip():
+                stream = synth.stream(item.text, fixed_voice(voice.pack, voice.speed), message.cancel)
+                first = True
                 for chunk in stream:
                     if cancelled():
                         getattr(stream, "close", lambda: None)()  # stops its work ahead now
                         return
-                    sentence = base + chunk.sentence
-                    place_marks(sentence)
-                    self.player.play(AudioChunk(chunk.samples, sentence))
+                    for samples, names in placer.split(chunk):
+                        if names or first:
+                            place_marks(names)
+                            first = False
+                        self.player.play(AudioChunk(samples, part))
+            pending.extend(placer.rest())
         self.player.finish()
         self.player.wait()
         with self._lock:
