@@ -163,7 +163,14 @@ def test_ssml_segments(source, expected) -> None:
         ("7", Capitals.NONE, "seven"),
         (".", Capitals.NONE, "dot"),
         ("space", Capitals.NONE, "space"),
-        ("é", Capitals.NONE, "é"),
+        # Other characters by their Unicode names: the front end drops what it cannot read,
+        # and a typed "€" was silent.
+        ("é", Capitals.NONE, "ee acute"),
+        ("\u00c9", Capitals.SPELL, "capital ee acute"),
+        ("\u00df", Capitals.NONE, "sharp ess"),
+        ("\u20ac", Capitals.NONE, "euro sign"),
+        ("\U0001f600", Capitals.NONE, "grinning face"),
+        ("\u4e2d", Capitals.NONE, "cjk unified ideograph"),
         ("left paren", Capitals.NONE, "left paren"),
     ],
 )
@@ -181,6 +188,9 @@ def test_char_text(message, capitals, said) -> None:
         ("double-quote", "double quote"),
         ("f5", "F 5"),
         ("underscore", "underscore"),
+        ("Shift_L", "left shift"),  # an X key's side, not shift and the letter
+        ("Control_R", "right control"),
+        ("shift_l", "shift el"),
         ("__", ""),
     ],
 )

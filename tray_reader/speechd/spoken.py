@@ -10,6 +10,8 @@ names.
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 
 LETTER_NAMES = {
     "a": "ay", "b": "bee", "c": "see", "d": "dee", "e": "ee", "f": "eff", "g": "jee",
@@ -74,7 +76,27 @@ def char_name(ch: str, capitals: Capitals = Capitals.NONE) -> str:
         return DIGIT_NAMES[int(ch)]
     if ch in SYMBOL_NAMES:
         return SYMBOL_NAMES[ch]
-    return ch
+    return _unicode_name(ch, capitals)
+
+
+_LATIN = re.compile(r"LATIN (SMALL|CAPITAL) LETTER (.+?)(?: WITH (.+))?")
+
+
+def _unicode_name(ch: str, capitals: Capitals) -> str:
+    """Any other character by its Unicode name ("euro sign", "ee acute", "capital you
+    diaeresis"): the front end reads words, and drops what it cannot read (a typed "€"
+    was silent)."""
+    name = unicodedata.name(ch, "")
+    if not name:
+        return ch
+    latin = _LATIN.fullmatch(name)
+    if latin:
+        case, letter, marks = latin.groups()
+        spoken = " ".join(LETTER_NAMES.get(w, w) for w in letter.lower().split())  # "sharp ess"
+        if marks:
+            spoken += " " + marks.lower().replace(" and ", " ")
+        return f"capital {spoken}" if case == "CAPITAL" and capitals is not Capitals.NONE else spoken
+    return re.sub(r"-[0-9A-F]{4,6}$", "", name).lower()  # "CJK UNIFIED IDEOGRAPH-4E2D"
 
 
 def spell(text: str, capitals: Capitals = Capitals.NONE) -> str:
@@ -97,6 +119,10 @@ def key_text(name: str, capitals: Capitals = Capitals.NONE) -> str:
     "shift_a" -> "shift ay", "kp-enter" -> "keypad enter", "f5" -> "F 5"."""
     if len(name) == 1:
         return char_name(name, capitals)
+    side = re.fullmatch(r"(.+)_([LR])", name)  # X keysyms' sides: "Shift_L", "Super_R"
+    if side and side.group(1).lower() in KEY_WORDS:
+        where = "left" if side.group(2) == "L" else "right"
+        return f"{where} {key_text(side.group(1), capitals)}"
     words: list[str] = []
     for part in name.replace("-", "_").split("_"):
         if not part:
