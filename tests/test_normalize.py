@@ -129,6 +129,17 @@ CASES = {
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
     ],
+    "codes and references": [
+        (
+            "ISBN 978-3-16-148410-0",
+            "ISBN nine seven eight, three, one six, one four eight four one zero, zero",
+        ),
+        ("Call 1-800-555-0199.", "Call one, eight zero zero, five five five, zero one nine nine."),
+        ("Paris.[1] It was built.[2][3]", "Paris. It was built."),  # copied from an encyclopedia
+        ("It is old[4] and tall.[citation needed]", "It is old and tall."),
+        ("items [1, 2]", "items one, two"),
+        ("pp. 12-15, ch. 3, p. 7, vol. 2", "pages twelve to fifteen, chapter three, page seven, volume two"),
+    ],
     "phone numbers": [
         ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),

@@ -140,8 +140,18 @@ def _end_marked_lines(text: str) -> str:
     return "\n".join(lines)
 
 
+_CITATION = re.compile(
+    r"(?<=[\w.,;:!?)\]\"'])\[(?:\d{1,4}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
+    r"|better source needed|when\?|who\?|which\?|by whom\?|according to whom\?|dubious[^\]]{0,30}"
+    r"|failed verification|page needed|original research\?)\](?=[\s\[.,;:!?)\"']|$)",
+    re.I,
+)
+"""Reference marks as copied from an encyclopedia page ("Paris.[1]", "[citation needed]")."""
+
+
 def drop_markup(text: str) -> str:
-    """HTML tags and entities, Markdown emphasis, links, code marks, headings and bullets."""
+    """HTML tags and entities, Markdown emphasis, links, code marks, headings, bullets and
+    reference marks."""
     if "<" in text:
         text = _HTML_DROP.sub(" ", text)
         text = _HTML_BLOCK.sub("\n", text)
@@ -154,6 +164,8 @@ def drop_markup(text: str) -> str:
     text = _MD_STRONG.sub(r"\2", text)
     text = _MD_EM.sub(r"\2", text)
     text = _MD_CODE.sub(r"\1", text)
+    if "[" in text:
+        text = _CITATION.sub("", text)
     return _end_marked_lines(text)
 
 
@@ -305,6 +317,12 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Aa]pprox\.", "approximately"),
     _abbrev(r"\b[Ii]ncl\.", "including"),
     _abbrev(r"\b[Ff]ig\.(?=\s*\d)", "figure"),
+    _abbrev(r"\bpp\.(?=\s*\d)", "pages"),
+    _abbrev(r"\bp\.(?=\s*\d)", "page"),
+    _abbrev(r"\b[Cc]h\.(?=\s*\d)", "chapter"),
+    _abbrev(r"\b[Vv]ol\.(?=\s*\d)", "volume"),
+    _abbrev(r"\b[Ee]q\.(?=\s*\d)", "equation"),
+    _abbrev(r"\b[Ss]ec\.(?=\s*\d)", "section"),
     _abbrev(r"\bNo\.(?=\s*\d)", "number"),
     _abbrev(r"\bno\.(?=\s*\d)", "number"),
 ]

@@ -79,7 +79,7 @@ def _spoken_money(minus: str, symbol: str, amount: str, scale: str | None) -> st
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"
     r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
-    r"|\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4})(?![\w])"
+    r"|(?:1[ .-])?\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4})(?![\w])"
 )
 
 
@@ -272,6 +272,9 @@ _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
+_CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
+"""Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
+not a range."""
 _RANGE = re.compile(r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)")
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]|\.\d)")
 _PLAIN = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")(?![\w]|\.\d)")
@@ -326,6 +329,7 @@ def read_numbers(text: str) -> str:
     ):
         text = rx.sub(sub, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _RANGE.sub(" to ", text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
     text = _DECADE.sub(_decade, text)
