@@ -129,6 +129,15 @@ CASES = {
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
     ],
+    "tables and approximations": [
+        (
+            "Name\tAge\nAlice\t30\nBob\t25",
+            "Name, Age. Alice, thirty. Bob, twenty-five.",
+        ),  # a spreadsheet's rows
+        ("\tindented line", "indented line"),
+        ("a ~5 min walk for ~$20", "a about five minutes walk for about twenty dollars"),
+        ("see ~/docs", "see docs"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

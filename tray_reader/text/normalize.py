@@ -51,7 +51,6 @@ _CHAR_MAP = str.maketrans(
         "\u2028": "\n",
         "\u2029": "\n\n",
         "\r": "\n",
-        "\t": " ",
         "\ufffd": " ",  # what undecodable bytes became
         "\u00b5": "u",  # micro sign; NFKC would make it Greek mu, which we cannot read
         "\u00df": "ss",
@@ -92,18 +91,20 @@ def _latin_base(ch: str) -> str | None:
 
 
 def clean_unicode(text: str) -> str:
-    """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone."""
+    """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone
+    (but tabs)."""
     text = _ANSI_ESCAPE.sub("", text.replace("\r\n", "\n")).translate(_CHAR_MAP)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
     # A word hyphenated across a line break (text copied from PDFs): join it again.
     text = re.sub(r"(?<=[a-z])-\n[ \t]*(?=[a-z])", "", text)
+    # Tabs stay (a table row's cells, `drop_markup`); other control characters are blanks.
     if text.isascii():
-        return re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text)
+        return re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", text)
     out = []
     for ch in text:
         if ch.isascii():
-            out.append(" " if (ch < " " and ch != "\n") or ch == "\x7f" else ch)
+            out.append(" " if (ch < " " and ch not in "\n\t") or ch == "\x7f" else ch)
             continue
         cat = unicodedata.category(ch)
         if cat == "Cf":  # zero-width joiners, BOM, soft hyphen, bidi marks: invisible
@@ -130,10 +131,17 @@ _MD_FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.M)
 
 
 def _end_marked_lines(text: str) -> str:
-    """Headings and list items become sentences of their own (they rarely end with a '.')."""
+    """Headings, list items and table rows (cells between tabs in two lines or more, as
+    copied from a spreadsheet) become sentences of their own (they rarely end with a '.'); a row's cells
+    are said as a list."""
     lines = []
-    for line in text.split("\n"):
+    rows = text.split("\n")
+    table = sum("\t" in row.strip() for row in rows) >= 2  # one tab in one line is a blank
+    for line in rows:
         stripped, n = _MD_LINE_MARK.subn("", line)
+        if table and "\t" in stripped.strip():
+            stripped = ", ".join(cell.strip() for cell in stripped.split("\t") if cell.strip())
+            n += 1
         if n and stripped.strip() and not re.search(r"[.!?:;,]\s*$", stripped):
             stripped = stripped.rstrip() + "."
         lines.append(stripped)

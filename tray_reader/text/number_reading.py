@@ -315,6 +315,7 @@ def read_numbers(text: str) -> str:
     text = _TIME_RANGE.sub(" to ", text)
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"#(?=\d)", "number ", text)
+    text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     for rx, sub in (
         (_CURRENCY, _money),
         (_CODE_FIRST, _money),
