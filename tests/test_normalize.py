@@ -191,6 +191,8 @@ CASES = {
         ("Malcolm X", "Malcolm X"),
         ("I think I can", "I think I can"),
         ("an IV drip", "an IV drip"),
+        ("see chapter IV and part II", "see chapter four and part two"),
+        ("in part I think so", "in part I think so"),  # the pronoun
     ],
     "symbols": [
         ("Tom & Jerry", "Tom and Jerry"),

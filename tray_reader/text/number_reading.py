@@ -351,9 +351,20 @@ def read_numbers(text: str) -> str:
 
 _ROMAN_NUMERAL = r"(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))"
 _COUNTED_ROMAN = re.compile(
-    r"\b(Chapter|Part|Volume|Book|Act|Scene|Phase|Stage|Level|Type|Class|War|Episode|Section|Article"
-    r"|Appendix|Grade|Category|Apollo|Bowl|Mark)\s+" + _ROMAN_NUMERAL + r"\b"
+    r"\b([Cc]hapter|[Pp]art|[Vv]olume|[Bb]ook|[Aa]ct|[Ss]cene|[Pp]hase|[Ss]tage|[Ll]evel|Type|Class|War"
+    r"|[Ee]pisode|[Ss]ection|[Aa]rticle|[Aa]ppendix|Grade|Category|Apollo|Bowl|Mark)\s+"
+    + _ROMAN_NUMERAL
+    + r"\b"
 )
+
+
+def _counted_roman(m: re.Match[str]) -> str:
+    word, numeral = m.groups()
+    if numeral == "I" and word[0].islower():
+        return m.group()  # "in part I think": the pronoun
+    return f"{word} {numwords.cardinal(_roman_value(numeral))}"
+
+
 _REGNAL_ROMAN = re.compile(r"\b([A-Z][a-z]+)\s+" + _ROMAN_NUMERAL + r"\b(?!')")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
 
@@ -377,5 +388,5 @@ def _regnal(m: re.Match[str]) -> str:
 
 def read_roman_numerals(text: str) -> str:
     """'World War II' -> 'World War two', 'Henry VIII' -> 'Henry the eighth' (I to XXXIX)."""
-    text = _COUNTED_ROMAN.sub(lambda m: f"{m.group(1)} {numwords.cardinal(_roman_value(m.group(2)))}", text)
+    text = _COUNTED_ROMAN.sub(_counted_roman, text)
     return _REGNAL_ROMAN.sub(_regnal, text)
