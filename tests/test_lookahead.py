@@ -23,7 +23,7 @@ class _Frontend:
     def __init__(self) -> None:
         self.threads: list[str] = []
 
-    def chunks(self, text):
+    def chunks(self, text, skipped=None, first_chars=None):
         for i, t in enumerate(text.split("|")):
             self.threads.append(threading.current_thread().name)
             if t == "boom":

@@ -17,7 +17,7 @@ from tray_reader.text.types import TextChunk
 class WordFrontEnd:
     """One chunk per word; its ids are its letters' codes."""
 
-    def chunks(self, text):
+    def chunks(self, text, skipped=None, first_chars=None):
         for i, word in enumerate(text.split()):
             yield TextChunk(word, word, i, 0.0)
 

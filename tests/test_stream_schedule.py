@@ -160,7 +160,7 @@ class _RecordingEngine:
 
 
 class _Frontend:
-    def chunks(self, text):
+    def chunks(self, text, skipped=None, first_chars=None):
         return [
             TextChunk(text=t, phonemes=t, sentence=i, pause_after=0.5) for i, t in enumerate(text.split("|"))
         ]

@@ -123,6 +123,8 @@ class Prepared:
     times speech-dispatcher's pitch)."""
     run_on: bool = False
     """The chunk was cut inside a phrase: the next one runs on from it (RUN_ON_PAUSE)."""
+    first_chars: int | None = None
+    """The front end's first-chunk budget it was cut with (a read goes on with the same cuts)."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float, prosody: Prosody = NEUTRAL) -> bool:
         """Whether this is the audio of ``text`` in this voice, speed, pitch and range."""
@@ -247,6 +249,12 @@ class _Lookahead:
             log.debug("work ahead failed after the read ended", exc_info=True)
 
 
+PREPARED_FIRST_CHARS = 100
+"""First-chunk budget of a preparation (made before the key is pressed): most first
+sentences whole. A read's own first chunk stays short (FIRST_CHUNK_CHARS: part A grows with
+the chunk, about 0.6 ms a character here, and a cold press waits for it), but a sentence cut
+short ends as an utterance, its pitch falling mid-phrase."""
+
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
@@ -329,7 +337,7 @@ class Synthesizer:
             return True
         self._preparing.set()
         try:
-            prepared = self._first_chunk(text, pack, speed)
+            prepared = self._first_chunk(text, pack, speed, PREPARED_FIRST_CHARS)
             if prepared is None:
                 return False
             previous, prepared.free = self.prepared, threading.Event()
@@ -350,13 +358,16 @@ class Synthesizer:
         finally:
             self._preparing.clear()
 
-    def _first_chunk(self, text: str, pack: np.ndarray, speed: float) -> Prepared | None:
-        """The first chunk of ``text`` that has ids, to be made (None: there is none).
+    def _first_chunk(
+        self, text: str, pack: np.ndarray, speed: float, first_chars: int | None = None
+    ) -> Prepared | None:
+        """The first chunk of ``text`` that has ids, cut with ``first_chars`` (the front
+        end's budget), to be made (None: there is none).
 
         Its windows are those of a chunk heard at once (lead 0), as a read has them: the
         first piece comes as early as possible, and a read that comes before the chunk is
         done never waits for a large window."""
-        chunks = _turns(self.frontend.chunks(text), self._frontend_lock)
+        chunks = _turns(self.frontend.chunks(text, first_chars=first_chars), self._frontend_lock)
         for index, chunk in enumerate(chunks):
             with self._frontend_lock:
                 ids = self.frontend.ids(chunk.phonemes)
@@ -364,7 +375,15 @@ class Synthesizer:
                 audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
                 run_on = chunk.pause_after <= RUN_ON_PAUSE
                 return Prepared(
-                    text, pack, speed, index + 1, [], audio, prosody=self._prosody(), run_on=run_on
+                    text,
+                    pack,
+                    speed,
+                    index + 1,
+                    [],
+                    audio,
+                    prosody=self._prosody(),
+                    run_on=run_on,
+                    first_chars=first_chars,
                 )
         return None
 
@@ -394,9 +413,13 @@ class Synthesizer:
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
         yield AudioChunk(pause, chunk.sentence, sentence_span=span, text=text)
 
-    def _readable(self, text: str, skip: int) -> Iterator[tuple[TextChunk, list[int]]]:
-        """The chunks of ``text`` after the first ``skip``, with their ids (none empty)."""
-        for index, chunk in enumerate(_turns(self.frontend.chunks(text), self._frontend_lock)):
+    def _readable(
+        self, text: str, skip: int, first_chars: int | None = None
+    ) -> Iterator[tuple[TextChunk, list[int]]]:
+        """The chunks of ``text`` (cut with ``first_chars``) after the first ``skip``, with
+        their ids (none empty)."""
+        chunks = self.frontend.chunks(text, first_chars=first_chars)
+        for index, chunk in enumerate(_turns(chunks, self._frontend_lock)):
             if index < skip:
                 continue
             with self._frontend_lock:
@@ -432,8 +455,9 @@ class Synthesizer:
         else:
             prepared = prepared if self.served_prepared else None
         skip = prepared.chunks if prepared is not None else 0
+        first_chars = prepared.first_chars if prepared is not None else None
         pool = self._ahead_pool()
-        ahead = _Lookahead(self.engine, self._readable(text, skip), pool)
+        ahead = _Lookahead(self.engine, self._readable(text, skip, first_chars), pool)
         options = self._reading = ort.RunOptions()
 
         def queued() -> float:

@@ -74,8 +74,11 @@ class TextFrontEnd:
     def ids(self, phonemes: str) -> list[int]:
         return [self._vocab[c] for c in phonemes if c in self._vocab]
 
-    def chunks(self, text: str, skipped: list[str] | None = None) -> Iterator[TextChunk]:
-        """Chunks of `text` in reading order, produced lazily.
+    def chunks(
+        self, text: str, skipped: list[str] | None = None, first_chars: int | None = None
+    ) -> Iterator[TextChunk]:
+        """Chunks of `text` in reading order, produced lazily; the first at most
+        ``first_chars`` characters (default FIRST_CHUNK_CHARS), then growing.
 
         Runs the voice cannot read (other scripts, overlong 'words') are left out and
         appended to `skipped` as they are met (and to `last_skipped`, for callers that
@@ -83,7 +86,7 @@ class TextFrontEnd:
         skipped = skipped if skipped is not None else []
         self.last_skipped = skipped
         max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
-        budget = float(FIRST_CHUNK_CHARS)
+        budget = float(first_chars or FIRST_CHUNK_CHARS)
         sentence_index = 0
         cursor = 0
         for raw in sentences(text):
