@@ -27,6 +27,11 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Wait... What?", ["Wait...", "What?"]),
         ("It is on Elm St. **New** part.", ["It is on Elm St.", "**New** part."]),
         ("See No. 5 today.", ["See No. 5 today."]),
+        (
+            "It was built.[1][2] Then it rained.",
+            ["It was built.[1][2]", "Then it rained."],
+        ),  # reference marks
+        ("It is old.[citation needed] Yes.", ["It is old.[citation needed]", "Yes."]),
     ],
 )
 def test_sentences(text, expected):

@@ -36,7 +36,10 @@ class RawSentence:
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
-_SENTENCE_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*\s+")
+_SENTENCE_END = re.compile(
+    r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:\[(?:\d{1,4}|[a-z]|[A-Za-z ]{3,30}\??)\])*\s+"
+)
+"""Terminal punctuation, closing quotes and reference marks after it ("Paris.[1][2] It")."""
 _NO_BREAK_AFTER = frozenset(
     [
         "mr",
