@@ -144,6 +144,7 @@ CASES = {
             "ISBN nine seven eight, three, one six, one four eight four one zero, zero",
         ),
         ("Call 1-800-555-0199.", "Call one, eight zero zero, five five five, zero one nine nine."),
+        ("Call 911 or room 911", "Call nine one one or room nine hundred eleven"),  # a service number
         ("Paris.[1] It was built.[2][3]", "Paris. It was built."),  # copied from an encyclopedia
         ("It is old[4] and tall.[citation needed]", "It is old and tall."),
         ("items [1, 2]", "items one, two"),

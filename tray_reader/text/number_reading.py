@@ -272,6 +272,10 @@ _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
+_SERVICE_NUMBER = re.compile(
+    r"(?i)\b((?:call|dial|ring|phone|text)\s+)(911|999|112|000|111|988|[2-8]11)\b(?![.,]\d)"
+)
+"""Short service numbers after a verb that dials them: "call 911" is "nine one one"."""
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
 """Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
 not a range."""
@@ -316,6 +320,7 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
+    text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     for rx, sub in (
         (_CURRENCY, _money),
         (_CODE_FIRST, _money),
