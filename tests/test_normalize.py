@@ -129,6 +129,12 @@ CASES = {
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
     ],
+    "markdown tables, tasks and footnotes": [
+        ("| Name | Age |\n|------|:---:|\n| Alice | 30 |", "Name, Age. Alice, thirty."),
+        ("- [x] done task\n- [ ] open task", "done task. open task."),
+        ("Footnote[^1] here.\n\n[^1]: The note.", "Footnote here. Footnote one: The note."),
+        ("a | b", "a b"),
+    ],
     "tables and approximations": [
         (
             "Name\tAge\nAlice\t30\nBob\t25",

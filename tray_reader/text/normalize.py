@@ -128,6 +128,10 @@ _MD_EM = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]+?)(?<=\S)\1(?![\w*])")
 _MD_CODE = re.compile(r"`+([^`\n]*)`+")
 _MD_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+\u2022][ \t]+|\d{1,2}[.)][ \t]+)")
 _MD_FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.M)
+_MD_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_MD_TABLE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+_MD_TASK = re.compile(r"^([ \t]*[-*+][ \t]+)\[[ xX]\][ \t]+", re.M)
+_MD_FOOTNOTE = re.compile(r"^\[\^(\w{1,20})\]:|\[\^\w{1,20}\]", re.M)
 
 
 def _end_marked_lines(text: str) -> str:
@@ -137,9 +141,14 @@ def _end_marked_lines(text: str) -> str:
     lines = []
     rows = text.split("\n")
     table = sum("\t" in row.strip() for row in rows) >= 2  # one tab in one line is a blank
+    piped = sum(bool(_MD_TABLE_ROW.match(row)) for row in rows) >= 2  # a Markdown table
     for line in rows:
+        if piped and _MD_TABLE_RULE.match(line):
+            continue  # |---|---|
+        if piped and _MD_TABLE_ROW.match(line):
+            line = "\t".join(line.strip().strip("|").split("|"))
         stripped, n = _MD_LINE_MARK.subn("", line)
-        if table and "\t" in stripped.strip():
+        if (table or piped) and "\t" in stripped.strip():
             stripped = ", ".join(cell.strip() for cell in stripped.split("\t") if cell.strip())
             n += 1
         if n and stripped.strip() and not re.search(r"[.!?:;,]\s*$", stripped):
@@ -167,6 +176,8 @@ def drop_markup(text: str) -> str:
     if "&" in text:
         text = html.unescape(text)
     text = _MD_FENCE.sub("", text)
+    text = _MD_TASK.sub(r"\1", text)  # "- [x] done": the box is not read
+    text = _MD_FOOTNOTE.sub(lambda m: f"Footnote {m.group(1)}:" if m.group(1) else "", text)
     text = _MD_IMAGE.sub(r"\1", text)
     text = _MD_LINK.sub(r"\1", text)
     text = _MD_STRONG.sub(r"\2", text)
