@@ -18,6 +18,7 @@ from tray_reader.speech.synthesis import (
     LEAD_IN_KEEP,
     LEAD_IN_LEVEL,
     PREPARED_FIRST_CHARS,
+    PREPARED_SECONDS,
     Synthesizer,
     faded_pieces,
     fixed_voice,
@@ -230,6 +231,28 @@ def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, p
     # Prepared audio stays for a second read of the same selection.
     made = len(counting.chunks)
     assert synth.prepare(TEXT, voice) and len(counting.chunks) == made
+
+
+def test_a_preparation_makes_the_first_seconds_and_the_read_the_rest(engine, phonemizer):
+    # A whole first sentence is 4-6 s of audio and most selections are never read: the
+    # preparation stops after its first seconds and a read makes the rest as it plays.
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    voice = fixed_voice(model_files.stock_pack("af_heart"))
+    text = (
+        "The old lighthouse stood at the edge of the cliff for a century, and its lamp turned slowly. Then."
+    )
+    assert synth.prepare(text, voice)
+    prepared = synth.prepared
+    assert prepared is not None and prepared.chunks == 1  # the whole first sentence
+    made = sum(p.samples.size for p in prepared.pieces)
+    assert made >= PREPARED_SECONDS * 24_000 and prepared.rest is not None
+    read = list(synth.stream(text, voice))
+    assert synth.served_prepared and prepared.rest is None  # the read made the rest
+    whole = sum(p.samples.size for p in prepared.pieces)
+    assert whole > made + 24_000
+    # All of it was played: the chunk's audio but for the silence cut before its first sound.
+    heard = sum(p.samples.size for p in read if p.sentence == 0)
+    assert whole - 0.1 * 24_000 < heard <= whole
 
 
 def test_prepared_audio_is_not_used_for_another_text_voice_or_speed(engine, phonemizer):

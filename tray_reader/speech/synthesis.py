@@ -255,6 +255,10 @@ sentences whole. A read's own first chunk stays short (FIRST_CHUNK_CHARS: part A
 the chunk, about 0.6 ms a character here, and a cold press waits for it), but a sentence cut
 short ends as an utterance, its pitch falling mid-phrase."""
 
+PREPARED_SECONDS = 2.0
+"""Audio a preparation makes ahead; the read makes the rest of the chunk as it plays (a
+whole first sentence is 4-6 s, and most selections are never read)."""
+
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""
 
@@ -325,9 +329,10 @@ class Synthesizer:
     ) -> bool:
         """Synthesise the first chunk of ``text`` now, so that a later `stream` of the same
         text, voice and speed starts without waiting for the model. Stops (False, nothing
-        kept) once ``cancel`` is set. True when the first chunk is ready, or, once ``hurry``
-        is set (a read of this text is waiting), as soon as its first piece is: the read
-        then plays what is ready while the rest of the chunk is made."""
+        kept) once ``cancel`` is set. True when the first chunk's first PREPARED_SECONDS
+        (or all of it) are ready, or, once ``hurry`` is set (a read of this text is waiting),
+        as soon as its first piece is: the read then plays what is ready while the rest of
+        the chunk is made."""
         cancel = cancel or threading.Event()
         hurry = hurry or threading.Event()
         if len(text) > MAX_PREPARED_CHARS:
@@ -351,6 +356,8 @@ class Synthesizer:
                         return False
                     if hurry.is_set():
                         break  # the read makes the rest, each window as its lead allows
+                    if sum(p.samples.size for p in prepared.pieces) >= PREPARED_SECONDS * SAMPLE_RATE:
+                        break  # enough to start on; the read makes the rest (most selections are never read)
             finally:
                 prepared.free.set()
             self.prepared = prepared  # the selection's, over what a read kept meanwhile
