@@ -162,6 +162,10 @@ CASES = {
         ("555-1234", "five five five, one two three four"),
     ],
     "ranges and fractions": [
+        (
+            "Windows 10/11, a 50/50 chance, BP 120/80",
+            "Windows ten slash eleven, a fifty fifty chance, BP one hundred twenty over eighty",
+        ),
         ("pages 5-10", "pages five to ten"),
         ("1990\u20132000", "nineteen ninety to two thousand"),
         ("1/2 cup", "one half cup"),

@@ -295,6 +295,10 @@ def _decade(m: re.Match[str]) -> str:
 
 def _fraction(m: re.Match[str]) -> str:
     num, den = int(m.group(1)), int(m.group(2))
+    if num == den:
+        return f"{numwords.cardinal(num)} {numwords.cardinal(den)}"  # "50/50": fifty fifty
+    if 10 <= num < den:
+        return f"{numwords.cardinal(num)} slash {numwords.cardinal(den)}"  # "Windows 10/11"
     if den in _DENOMINATORS:
         one, many = _DENOMINATORS[den]
         return f"{numwords.cardinal(num)} {one if num == 1 else many}"
