@@ -208,3 +208,14 @@ def test_times_of_day_are_said_as_letters(frontend):
     phonemes = " ".join(c.phonemes for c in frontend.chunks("We open at 9 a.m. and close at 5pm"))
     assert phonemes.count("ˌAˈɛm") == 1 and "pˌiˈɛm" in phonemes
     assert "ɐ" not in phonemes
+
+
+def test_words_in_capitals_are_read_as_words_not_spelled(phonemizer):
+    # A line in capitals (a licence's disclaimer, a warning sign): the tagger takes every
+    # word for a name and misaki spelled those it did not know ("M-E-R-C-H-A-N-T-...").
+    shouted = "THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY OF MERCHANTABILITY. DO NOT TOUCH THE WIRES."
+    assert phonemizer(shouted) == phonemizer(shouted.lower())
+    assert phonemizer("CABLES") == phonemizer("cables")
+    # In ordinary text, acronyms stay acronyms.
+    assert phonemizer("The US and NASA use an API.").count("ˈɛs") >= 1
+    assert "ˌApˌiˈI" in phonemizer("The US and NASA use an API.")

@@ -85,13 +85,52 @@ class EnglishPhonemizer:
         g2p.fallback = OutOfVocabulary(g2p.lexicon, en.TokenContext)
         g2p.unk = ""
         self._g2p = g2p
+        self._context = en.TokenContext
         self._lock = threading.Lock()
 
     def __call__(self, text: str) -> str:
         with self._lock:
+            words = re.findall(r"[A-Za-z]{2,}", text)
+            capitals = sum(w.isupper() for w in words)
+            shouted = capitals >= 3 and capitals >= 0.6 * len(words)
+            text = _CAPITALS.sub(lambda m: self._uncapitalised(m.group(), shouted), text)
             phonemes, _tokens = self._g2p(text)
         return str(phonemes)
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - one instance per process, lives as long
+    def _lower_is_word(self, word: str) -> bool:
+        """Whether ``word`` (lower case) is an English word misaki knows, or one of its
+        plurals and tenses."""
+        lexicon = self._g2p.lexicon
+        if word in lexicon.golds or word in lexicon.silvers:
+            return True
+        context = self._context()
+        return any(
+            stem(word, None, None, context)[0] for stem in (lexicon.stem_s, lexicon.stem_ed, lexicon.stem_ing)
+        )
+
+    def _uncapitalised(self, word: str, shouted: bool) -> str:
+        """A word in capitals, in lower case where it is a word rather than an acronym: the
+        tagger takes a word in capitals for a name, and misaki spells a name it does not
+        know ("WIRES", and in a line in capitals "AS IS", "MERCHANTABILITY"). In a line
+        mostly in capitals, every word that is an English word (or, from four letters,
+        looks like one) is one; elsewhere only words the lexicon does not know in capitals
+        ("NASA", "US" and "IT" stay acronyms)."""
+        lower = word.lower()
+        if self._lower_is_word(lower):
+            return lower if shouted or word not in self._g2p.lexicon.golds else word
+        if (
+            shouted
+            and len(word) >= 4
+            and re.search(r"[AEIOUY]", word)
+            and word not in self._g2p.lexicon.golds
+        ):
+            return lower  # "MERCHANTABILITY": read as a word, not spelled
+        return word
+
+
+_CAPITALS = re.compile(r"\b[A-Z]{2,}(?:'[A-Z]{1,2})?\b")
+"""Words in capitals (two letters or more)."""
 
 MIN_PART_LETTERS = 3
 """Shortest known word a longer unknown word may be split into ("sub", "box")."""
