@@ -220,6 +220,7 @@ CASES = {
             "x greater than or equal to two, y less than or equal to three, z not equal to four",
         ),
         ("if n >= 10 and m != 3", "if n greater than or equal to ten and m not equal to three"),
+        ("p < 0.05 and a > b; <b>x</b>", "p less than zero point zero five and a greater than b; x"),
         ("Paris \u2192 Rome, \u2248 5 h", "Paris to Rome, approximately five hours"),
     ],
     "markup": [

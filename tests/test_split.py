@@ -32,6 +32,7 @@ from tray_reader.text.sentences import Boundary, RawSentence
             ["It was built.[1][2]", "Then it rained."],
         ),  # reference marks
         ("It is old.[citation needed] Yes.", ["It is old.[citation needed]", "Yes."]),
+        ("Smith et al. (2020) found it. Then.", ["Smith et al. (2020) found it.", "Then."]),
     ],
 )
 def test_sentences(text, expected):

@@ -398,6 +398,8 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\s*≥\s*|(?<=[\w)]) >= (?=[\w(-])"), " greater than or equal to "),
     (re.compile(r"\s*≤\s*|(?<=[\w)]) <= (?=[\w(-])"), " less than or equal to "),
     (re.compile(r"\s*≠\s*|(?<=[\w)]) != (?=[\w(-])"), " not equal to "),
+    (re.compile(r"(?<=[\w)]) < (?=[\w(-])"), " less than "),  # spaced: not a tag
+    (re.compile(r"(?<=[\w)]) > (?=[\w(-])"), " greater than "),
     (re.compile(r"\s*≈\s*"), " approximately "),
     (re.compile(r"\s*→\s*"), " to "),
     (re.compile(r"§\s*"), " section "),

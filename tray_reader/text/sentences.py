@@ -65,6 +65,12 @@ _NO_BREAK_AFTER = frozenset(
         "sgt",
         "capt",
         "rev",
+        "al",  # "et al."
+        "pp",
+        "ch",
+        "vol",
+        "eq",
+        "sec",
     ]
 )
 """Abbreviations whose dot rarely ends a sentence ('Dr. Smith', 'e.g. this')."""
@@ -85,8 +91,8 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     word = re.search(r"(\S+?)[.\u2026]*$", text[: m.start() + 1])
     before = word.group(1).lower().lstrip("(\"'") if word else ""
     following = text[m.end() : m.end() + 1]
-    if before in _NO_BREAK_AFTER and following.isalnum():
-        return False  # "Dr. Smith", "No. 5"; but "on Elm St. **Next**" ends there
+    if before in _NO_BREAK_AFTER and (following.isalnum() or following == "("):
+        return False  # "Dr. Smith", "No. 5", "et al. (2020)"; but "on Elm St. **Next**" ends there
     if len(before) == 1 and before.isalpha() and m.group().startswith("."):
         return False  # an initial: "J. R. R. Tolkien"
     # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
