@@ -151,6 +151,16 @@ CASES = {
         ),
         ("Call 1-800-555-0199.", "Call one, eight zero zero, five five five, zero one nine nine."),
         ("Call 911 or room 911", "Call nine one one or room nine hundred eleven"),  # a service number
+        (
+            "Order 123456789 of 8000000000",
+            "Order one two three four five six seven eight nine of eight billion",
+        ),
+        (
+            "card 4111 1111 1111 1111",
+            "card four one one one, one one one one, one one one one, one one one one",
+        ),
+        ("code 1Z99AB1234", "code one Z nine nine A B one two three four"),
+        ("COVID19", "COVID nineteen"),
         ("Paris.[1] It was built.[2][3]", "Paris. It was built."),  # copied from an encyclopedia
         ("It is old[4] and tall.[citation needed]", "It is old and tall."),
         ("items [1, 2]", "items one, two"),

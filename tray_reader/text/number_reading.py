@@ -276,6 +276,29 @@ _SERVICE_NUMBER = re.compile(
     r"(?i)\b((?:call|dial|ring|phone|text)\s+)(911|999|112|000|111|988|[2-8]11)\b(?![.,]\d)"
 )
 """Short service numbers after a verb that dials them: "call 911" is "nine one one"."""
+_GROUPED_DIGITS = re.compile(r"(?<![\w.,])\d{4}(?: \d{4}){3}(?![\w.,]|\s\d)")
+"""A card number in four groups of four: digit by digit, group by group (not a list of years)."""
+
+
+def _grouped_digits(m: re.Match[str]) -> str:
+    groups = m.group().split()
+    if all(1000 <= int(g) <= 2100 for g in groups):
+        return m.group()  # "2024 2025 2026 2027"
+    return ", ".join(numwords.digits(g) for g in groups)
+
+
+_LONG_ID = re.compile(r"(?<![\w.,$€£¥-])(?!\d{1,3}0+\b)\d{8,}(?![\w%]|[.,]\d)")
+"""Eight digits or more, not a round number: an identifier, read digit by digit (an order
+number was "one hundred twenty-three billion ...")."""
+_MIXED_CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{8,}\b")
+"""Eight characters or more of letters and digits mixed: a code, read character by character."""
+
+
+def _mixed_code(m: re.Match[str]) -> str:
+    parts = re.findall(r"\d+|[A-Za-z]+", m.group())
+    return " ".join(numwords.digits(p) if p.isdigit() else " ".join(p.upper()) for p in parts)
+
+
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
 """Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
 not a range."""
@@ -339,6 +362,9 @@ def read_numbers(text: str) -> str:
     ):
         text = rx.sub(sub, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _GROUPED_DIGITS.sub(_grouped_digits, text)
+    text = _LONG_ID.sub(lambda m: numwords.digits(m.group()), text)
+    text = _MIXED_CODE.sub(_mixed_code, text)
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _RANGE.sub(" to ", text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
