@@ -173,6 +173,10 @@ CASES = {
     ],
     "ranges and fractions": [
         (
+            "70\u00b0F\u201380\u00b0F, the 1st\u20133rd",
+            "seventy degrees Fahrenheit to eighty degrees Fahrenheit, the first to third",
+        ),
+        (
             "Windows 10/11, a 50/50 chance, BP 120/80",
             "Windows ten slash eleven, a fifty fifty chance, BP one hundred twenty over eighty",
         ),
@@ -225,6 +229,7 @@ CASES = {
         ("2x faster", "two times faster"),
         ("wait \u2014 what", "wait, what"),
         ("a*b~c", "a b c"),
+        ("C# and F# minor, 100px wide", "C sharp and F sharp minor, one hundred pixels wide"),
         (
             "x \u2265 2, y \u2264 3, z \u2260 4",
             "x greater than or equal to two, y less than or equal to three, z not equal to four",

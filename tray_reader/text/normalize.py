@@ -386,6 +386,7 @@ _PER_UNIT = re.compile(r"(?<=\bper )(" + "|".join(_PER_UNITS) + r")\b")
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER, " per "),
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
+    (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),

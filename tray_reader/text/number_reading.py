@@ -227,6 +227,7 @@ _UNITS = {
     "kWh": ("kilowatt hour", "kilowatt hours"),
     "V": ("volt", "volts"),
     "ms": ("millisecond", "milliseconds"),
+    "px": ("pixel", "pixels"),
     "sec": ("second", "seconds"),
     "min": ("minute", "minutes"),
     "h": ("hour", "hours"),
@@ -302,7 +303,9 @@ def _mixed_code(m: re.Match[str]) -> str:
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
 """Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
 not a range."""
-_RANGE = re.compile(r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)")
+_RANGE = re.compile(
+    r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
+)
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]|\.\d)")
 _PLAIN = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")(?![\w]|\.\d)")
 _DIGIT_LETTER = re.compile(r"(?<=[A-Za-z])-?(?=\d)|(?<=\d)(?=[A-Za-z])")
