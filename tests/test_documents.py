@@ -78,6 +78,19 @@ def test_html_skips_what_is_not_read_and_keeps_the_order(tmp_path):
     )
 
 
+def test_note_references_are_not_read_but_exponents_are(tmp_path):
+    page = tmp_path / "notes.html"
+    page.write_text(
+        "<html><body><p>It was clear.<sup>1</sup> Then it rained"
+        '<a href="#n2" epub:type="noteref"><sup>2</sup></a>, hard<a href="#n3"><sup>3</sup></a>.</p>'
+        '<p>Cited<span role="doc-noteref">[4]</span> text, and E = mc<sup>2</sup>.</p></body></html>'
+    )
+    assert load_document(page).chapters[0].blocks == (
+        "It was clear. Then it rained, hard.",
+        "Cited text, and E = mc2.",
+    )
+
+
 def test_epub_chapters_are_read_in_spine_order(tmp_path):
     book = write_epub(
         tmp_path / "book.epub",

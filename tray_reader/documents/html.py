@@ -1,7 +1,10 @@
 """HTML to blocks with the standard library's parser (also used for Markdown and EPUB).
 
 Block elements (paragraphs, headings, list items, table rows, line breaks) end a block;
-what is never read aloud (scripts, styles, the head, navigation) is skipped.
+what is never read aloud (scripts, styles, the head, navigation) is skipped, and so are
+note references: an element marked as one (EPUB's ``epub:type="noteref"``, ARIA's
+``doc-noteref``), and a superscript number that is a link or follows punctuation
+("clear.<sup>1</sup>"; "mc<sup>2</sup>" is read).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ _VOID = frozenset(
     ["br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"]
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_NOTE_MARK = re.compile(r"[\d*\u2020\u2021\u00a7\u00b6]{1,4}|[a-z]|\[\d{1,4}\]")
+_AFTER_PUNCTUATION = re.compile(r"[.,;:!?\"'\u201d\u2019)\]]\s*$")
 _SPACE = re.compile(r"\s+")
 
 
@@ -62,6 +67,9 @@ class _BlockParser(HTMLParser):
         self._skip = 0
         self._in_title = False
         self._level = 0
+        self._note: list[str] = []  # tags open inside a note reference (skipped)
+        self._links = 0
+        self._sup: list[tuple[int, bool]] = []  # where each open <sup> began, inside a link
 
     def _end_block(self) -> None:
         text = _SPACE.sub(" ", "".join(self._parts)).strip()
@@ -71,6 +79,15 @@ class _BlockParser(HTMLParser):
         self._level = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if self._note or "noteref" in (found.get("epub:type") or "") or found.get("role") == "doc-noteref":
+            if tag not in _VOID:
+                self._note.append(tag)
+            return
+        if tag == "a" and found.get("href"):
+            self._links += 1
+        elif tag == "sup":
+            self._sup.append((len(self._parts), self._links > 0))
         if tag == "title":
             self._in_title = True
         if tag in _SKIPPED:
@@ -93,6 +110,18 @@ class _BlockParser(HTMLParser):
             self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._note:
+            if tag in self._note:
+                del self._note[self._note.index(tag) :]
+            return
+        if tag == "a":
+            self._links = max(0, self._links - 1)
+        elif tag == "sup" and self._sup:
+            start, linked = self._sup.pop()
+            mark = "".join(self._parts[start:]).strip()
+            before = "".join(self._parts[:start])
+            if _NOTE_MARK.fullmatch(mark) and (linked or _AFTER_PUNCTUATION.search(before)):
+                del self._parts[start:]  # a note's number, not an exponent
         if tag == "title":
             self._in_title = False
         if tag in _SKIPPED:
@@ -102,6 +131,8 @@ class _BlockParser(HTMLParser):
             self._end_block()
 
     def handle_data(self, data: str) -> None:
+        if self._note:
+            return
         if self._in_title:
             self.title += data
         if not self._skip:
