@@ -163,6 +163,7 @@ CASES = {
         ("COVID19", "COVID nineteen"),
         ("Paris.[1] It was built.[2][3]", "Paris. It was built."),  # copied from an encyclopedia
         ("It is old[4] and tall.[citation needed]", "It is old and tall."),
+        ("It was clear.12 Then", "It was clear. Then"),  # a note's number as a PDF has it
         ("items [1, 2]", "items one, two"),
         ("pp. 12-15, ch. 3, p. 7, vol. 2", "pages twelve to fifteen, chapter three, page seven, volume two"),
     ],

@@ -33,6 +33,8 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ),  # reference marks
         ("It is old.[citation needed] Yes.", ["It is old.[citation needed]", "Yes."]),
         ("Smith et al. (2020) found it. Then.", ["Smith et al. (2020) found it.", "Then."]),
+        ("It was clear.1 Then it rained.", ["It was clear.1", "Then it rained."]),  # a PDF's note
+        ("Version 2.1 Then", ["Version 2.1 Then"]),
     ],
 )
 def test_sentences(text, expected):

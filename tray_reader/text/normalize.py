@@ -166,6 +166,10 @@ _CITATION = re.compile(
 """Reference marks as copied from an encyclopedia page ("Paris.[1]", "[citation needed]")."""
 
 
+_PDF_NOTE = re.compile(r"(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)")
+"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then")."""
+
+
 def drop_markup(text: str) -> str:
     """HTML tags and entities, Markdown emphasis, links, code marks, headings, bullets and
     reference marks."""
@@ -183,6 +187,7 @@ def drop_markup(text: str) -> str:
     text = _MD_STRONG.sub(r"\2", text)
     text = _MD_EM.sub(r"\2", text)
     text = _MD_CODE.sub(r"\1", text)
+    text = _PDF_NOTE.sub("", text)
     if "[" in text:
         text = _CITATION.sub("", text)
     return _end_marked_lines(text)

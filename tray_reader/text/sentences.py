@@ -37,9 +37,11 @@ class RawSentence:
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
 _SENTENCE_END = re.compile(
-    r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:\[(?:\d{1,4}|[a-z]|[A-Za-z ]{3,30}\??)\])*\s+"
+    r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:\[(?:\d{1,4}|[a-z]|[A-Za-z ]{3,30}\??)\])*"
+    r"(?:(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z]))?\s+"
 )
-"""Terminal punctuation, closing quotes and reference marks after it ("Paris.[1][2] It")."""
+"""Terminal punctuation, closing quotes and reference marks after it ("Paris.[1][2] It"; a
+PDF's note number, "clear.1 Then")."""
 _NO_BREAK_AFTER = frozenset(
     [
         "mr",
