@@ -174,6 +174,15 @@ CASES = {
     ],
     "ranges and fractions": [
         (
+            "Rated 4.5/5, score 9/10, 4/5 stars",
+            "Rated four point five out of five, score nine out of ten, four out of five stars",
+        ),
+        (
+            "a 1:1 meeting, 3.5M users, \u00a32bn",
+            "a one to one meeting, three point five million users, two billion pounds",
+        ),
+        ("the 1980s\u20131990s, ext. 12", "the nineteen eighties to nineteen nineties, extension twelve"),
+        (
             "70\u00b0F\u201380\u00b0F, the 1st\u20133rd",
             "seventy degrees Fahrenheit to eighty degrees Fahrenheit, the first to third",
         ),

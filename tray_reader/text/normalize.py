@@ -342,6 +342,7 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Ii]ncl\.", "including"),
     _abbrev(r"\b[Ff]ig\.(?=\s*\d)", "figure"),
     _abbrev(r"\bpp\.(?=\s*\d)", "pages"),
+    _abbrev(r"\b[Ee]xt\.(?=\s*\d)", "extension"),
     _abbrev(r"\bp\.(?=\s*\d)", "page"),
     _abbrev(r"\b[Cc]h\.(?=\s*\d)", "chapter"),
     _abbrev(r"\b[Vv]ol\.(?=\s*\d)", "volume"),

@@ -303,8 +303,26 @@ def _mixed_code(m: re.Match[str]) -> str:
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
 """Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
 not a range."""
+_SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
+"""An amount with its scale's letter: "3.5M users", "2bn"."""
+_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
+"""A ratio, "1:1" ("16:9" has a time's shape and is read as one)."""
+_OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
+_RATING_BEFORE = re.compile(r"(?i)\b(?:rated|rating|score|scored|grade|marks?)\s*:?\s*$")
+
+
+def _out_of(m: re.Match[str]) -> str:
+    """A rating ("4.5/5", "score 9/10", "4/5 stars") is "out of"; otherwise the fraction."""
+    before = m.string[max(0, m.start() - 12) : m.start()]
+    after = m.string[m.end() : m.end() + 7]
+    if "." in m.group(1) or _RATING_BEFORE.search(before) or re.match(r"\s*stars?\b", after):
+        return f"{numwords.number(m.group(1))} out of {numwords.number(m.group(2))}"
+    return m.group()
+
+
 _RANGE = re.compile(
     r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
+    r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
 )
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]|\.\d)")
 _PLAIN = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")(?![\w]|\.\d)")
@@ -370,6 +388,11 @@ def read_numbers(text: str) -> str:
     text = _MIXED_CODE.sub(_mixed_code, text)
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _RANGE.sub(" to ", text)
+    text = _SCALED.sub(lambda m: f"{numwords.number(m.group(1))} {_SCALE_WORDS[m.group(2).lower()]}", text)
+    text = _RATIO.sub(
+        lambda m: f"{numwords.cardinal(int(m.group(1)))} to {numwords.cardinal(int(m.group(2)))}", text
+    )
+    text = _OUT_OF.sub(_out_of, text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
     text = _DECADE.sub(_decade, text)
     text = _DEGREES.sub(_degrees, text)
