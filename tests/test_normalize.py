@@ -240,6 +240,7 @@ CASES = {
         ("wait \u2014 what", "wait, what"),
         ("a*b~c", "a b c"),
         ("C# and F# minor, 100px wide", "C sharp and F sharp minor, one hundred pixels wide"),
+        ("use -v or --no-edit; well--known", "use dash v or dash dash no-edit; well, known"),  # flags
         (
             "x \u2265 2, y \u2264 3, z \u2260 4",
             "x greater than or equal to two, y less than or equal to three, z not equal to four",

@@ -393,6 +393,8 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER, " per "),
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
+    (re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*(?:[\s=.,;:)]|$))"), " dash dash "),  # "--verbose"
+    (re.compile(r"(?<![\w-])-(?=[a-zA-Z]{1,3}(?:[\s.,;:)]|$))"), " dash "),  # "-v", "-la"
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),
