@@ -248,6 +248,25 @@ class PulseServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def silences(audio: np.ndarray, rate: int, level: float = 0.003, between_sounds: bool = True) -> list[float]:
+    """Seconds of each run of quiet 10 ms blocks (RMS under ``level``) in ``audio``; with
+    ``between_sounds``, only between its first and last sound (RMS over 0.01)."""
+    block = rate // 100
+    n = audio.size // block
+    rms = np.sqrt(np.mean(audio[: n * block].reshape(n, block) ** 2, axis=1))
+    if between_sounds:
+        loud = np.flatnonzero(rms > 0.01)
+        rms = rms[loud[0] : loud[-1]] if loud.size else rms[:0]
+    runs, length = [0.0], 0
+    for quiet in rms < level:
+        length = length + 1 if quiet else 0
+        if length == 1:
+            runs.append(0.0)
+        if quiet:
+            runs[-1] = length / 100
+    return runs
+
+
 def reinit_portaudio() -> None:
     """Make PortAudio enumerate devices again (it does so only when it initialises;
     python-sounddevice issue #125)."""

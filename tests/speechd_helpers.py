@@ -93,25 +93,6 @@ def speech_seconds(audio, rate: int, threshold: float = 0.01) -> float:  # noqa:
     return 0.0 if not loud.size else (loud[-1] - loud[0]) / rate
 
 
-def silences(audio, rate: int, level: float = 0.003) -> list[float]:  # noqa: ANN001
-    """Seconds of each run of quiet 10 ms blocks (RMS under ``level``) between the first and
-    the last sound (RMS over 0.01)."""
-    import numpy as np
-
-    block = rate // 100
-    n = audio.size // block
-    rms = np.sqrt(np.mean(audio[: n * block].reshape(n, block) ** 2, axis=1))
-    loud = np.flatnonzero(rms > 0.01)
-    runs, length = [0.0], 0
-    for quiet in rms[loud[0] : loud[-1]] < level if loud.size else []:
-        length = length + 1 if quiet else 0
-        if length == 1:
-            runs.append(0.0)
-        if quiet:
-            runs[-1] = length / 100
-    return runs
-
-
 def last_sound(rec, offset: int, threshold: float = 0.01) -> float | None:  # noqa: ANN001
     """Monotonic time of the last sample louder than ``threshold`` after byte ``offset`` of
     a tests.fixtures_desktop.TimedRecorder."""

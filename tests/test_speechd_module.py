@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tests.asr import recognise, word_recall
+from tests.fixtures_audio import silences
 from tests.fixtures_desktop import TimedRecorder
-from tests.speechd_helpers import ModuleProcess, last_sound, median_f0, silences, speech_seconds
+from tests.speechd_helpers import ModuleProcess, last_sound, median_f0, speech_seconds
 
 pytestmark = pytest.mark.desktop
 

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from tests.fixtures_audio import silences
 from tests.schedules import growing
 from tray_reader import model_files
 from tray_reader.speech import synthesis
@@ -99,26 +100,14 @@ def test_a_sentence_cut_into_chunks_runs_on_without_a_pause(engine, phonemizer):
     sizes = np.cumsum([p.samples.size for p in pieces])
     audio = np.concatenate([p.samples for p in pieces])
 
-    def silences(lo: int, hi: int) -> list[float]:
-        """Seconds of each run of quiet 10 ms blocks between samples lo and hi."""
-        blocks = audio[lo : hi - (hi - lo) % 240].reshape(-1, 240)
-        quiet = np.sqrt(np.mean(blocks**2, axis=1)) < LEAD_IN_LEVEL
-        runs, n = [], 0
-        for q in quiet:
-            n = n + 1 if q else 0
-            if n == 1:
-                runs.append(0)
-            if q:
-                runs[-1] = n * 0.01
-        return runs
-
     # Where the first chunk ends and the second begins: the audio of sentence 0 holds no
     # silence as long as a comma's, then the sentence's end holds a full pause.
     first_of = [i for i, p in enumerate(pieces) if p.sentence == 1][0]
     loud = np.flatnonzero(np.abs(audio) > 0.01)
     sentence_one_end = int(sizes[first_of - 1])
-    assert max(silences(int(loud[0]), int(loud[loud < sentence_one_end][-1]))) < 0.15
-    assert max(silences(int(loud[loud < sentence_one_end][-1]), sentence_one_end)) >= 0.5
+    last = int(loud[loud < sentence_one_end][-1])
+    assert max(silences(audio[loud[0] : last], 24_000, LEAD_IN_LEVEL, between_sounds=False)) < 0.15
+    assert max(silences(audio[last:sentence_one_end], 24_000, LEAD_IN_LEVEL, between_sounds=False)) >= 0.5
     # The chunk that continues the phrase starts at its first sound, as a read's first does
     # (a new sentence's keeps the model's lead-in: test_a_read_begins_at_its_first_sound...).
     starts = [p for p in pieces if p.words]

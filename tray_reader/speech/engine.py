@@ -32,6 +32,7 @@ from tray_reader.speech.windows import (
     by_time,
     speech_frames,
     stream_frames,
+    tail_trimmed,
     without_tail,
 )
 from tray_reader.text.types import MAX_PHONEME_IDS
@@ -310,8 +311,7 @@ class KokoroEngine:
         stops the decoding before the next window; ``run_options.terminate`` stops the run
         under way (onnxruntime then raises)."""
         if self.decoder is None or self.features is None:
-            whole = self.synthesize(ids, pack, speed)
-            yield np.concatenate([*without_tail(iter([whole]), whole.size), np.zeros(0, np.float32)])
+            yield tail_trimmed(self.synthesize(ids, pack, speed))
             return
         called = time.perf_counter()
         if part_a is None or not part_a.made_for(ids, pack, speed):

@@ -252,12 +252,12 @@ class _Lookahead:
 PREPARED_FIRST_CHARS = 100
 """First-chunk budget of a preparation (made before the key is pressed): most first
 sentences whole. A read's own first chunk stays short (FIRST_CHUNK_CHARS: part A grows with
-the chunk, about 0.6 ms a character here, and a cold press waits for it), but a sentence cut
-short ends as an utterance, its pitch falling mid-phrase."""
+the chunk and a cold press waits for it), but a sentence cut short ends as an utterance, its
+pitch falling mid-phrase."""
 
 PREPARED_SECONDS = 2.0
-"""Audio a preparation makes ahead; the read makes the rest of the chunk as it plays (a
-whole first sentence is 4-6 s, and most selections are never read)."""
+"""Seconds of audio a preparation makes ahead; the read makes the rest of the chunk as it
+plays (most selections are never read)."""
 
 MAX_PREPARED_CHARS = 100_000
 """Longer texts are not prepared: chunking them twice costs more than the first chunk saves."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tray_reader.speech.types import FRAME_SAMPLES
+from tray_reader.speech.types import FRAME_SAMPLES, SAMPLE_RATE
 
 Decode = Callable[[dict[str, np.ndarray]], np.ndarray]
 """Runs part B on one window's inputs and returns its audio."""
@@ -115,12 +115,12 @@ def speech_frames(asr: np.ndarray) -> tuple[int, int]:
 
 QUIET_LEVEL = 0.003
 """Amplitude (-50 dBFS) below which the end of a chunk is its tail, not its speech."""
-TAIL_KEEP = 1440
-"""Samples (60 ms) of a chunk's quiet tail kept: the last sound's decay; the pause after
-the chunk is the front end's (sized by what ends the chunk)."""
-TAIL_ZONE = 36_000
-"""Samples (1.5 s) at the end of a chunk inside which quiet is held back as a possible
-tail (the tail is ~0.45 s at normal speed, longer when slow)."""
+TAIL_KEEP = int(0.060 * SAMPLE_RATE)
+"""Samples of a chunk's quiet tail kept: the last sound's decay; the pause after the chunk
+is the front end's (sized by what ends the chunk)."""
+TAIL_ZONE = int(1.5 * SAMPLE_RATE)
+"""Samples at the end of a chunk inside which quiet is held back as a possible tail (the
+tail grows as the speed slows; docs/benchmarks.md has its length)."""
 
 
 def without_tail(pieces: Iterator[np.ndarray], total: int) -> Iterator[np.ndarray]:
@@ -128,7 +128,7 @@ def without_tail(pieces: Iterator[np.ndarray], total: int) -> Iterator[np.ndarra
     beyond TAIL_KEEP samples.
 
     Kokoro reads every chunk as a whole utterance: it lengthens the last phoneme and ends
-    in ~0.45 s of near-silence, the same after "The last message is" as after a full stop.
+    in near-silence, as long after "The last message is" as after a full stop.
     Left in, a sentence split into chunks (the first chunk of every read is short) stops
     mid-phrase for half a second. Quiet at the end of a piece in the last TAIL_ZONE
     samples is held back until a louder piece follows (it was a pause in the speech) or
@@ -150,6 +150,13 @@ def without_tail(pieces: Iterator[np.ndarray], total: int) -> Iterator[np.ndarra
     tail = np.concatenate(held)[:TAIL_KEEP] if held else None
     if tail is not None and tail.size:
         yield tail
+
+
+def tail_trimmed(audio: np.ndarray) -> np.ndarray:
+    """A whole chunk's audio without its quiet tail beyond TAIL_KEEP samples (as
+    `without_tail` streams it)."""
+    loud = np.flatnonzero(np.abs(audio) > QUIET_LEVEL)
+    return audio[: (int(loud[-1]) + 1 if loud.size else 0) + TAIL_KEEP]
 
 
 def stream_frames(

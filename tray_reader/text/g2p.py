@@ -90,7 +90,7 @@ class EnglishPhonemizer:
 
     def __call__(self, text: str) -> str:
         with self._lock:
-            words = re.findall(r"[A-Za-z]{2,}", text)
+            words = _WORDS.findall(text)
             capitals = sum(w.isupper() for w in words)
             shouted = capitals >= 3 and capitals >= 0.6 * len(words)
             text = _CAPITALS.sub(lambda m: self._uncapitalised(m.group(), shouted), text)
@@ -131,6 +131,7 @@ class EnglishPhonemizer:
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,}(?:'[A-Z]{1,2})?\b")
 """Words in capitals (two letters or more)."""
+_WORDS = re.compile(r"[A-Za-z]{2,}")
 
 MIN_PART_LETTERS = 3
 """Shortest known word a longer unknown word may be split into ("sub", "box")."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tray_reader.text.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
+from tray_reader.text.sentences import PDF_NOTE, REFERENCE_MARK
 
 MAX_WORD_CHARS = 50
 """Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.
@@ -136,8 +137,8 @@ _MD_FOOTNOTE = re.compile(r"^\[\^(\w{1,20})\]:|\[\^\w{1,20}\]", re.M)
 
 def _end_marked_lines(text: str) -> str:
     """Headings, list items and table rows (cells between tabs in two lines or more, as
-    copied from a spreadsheet) become sentences of their own (they rarely end with a '.'); a row's cells
-    are said as a list."""
+    copied from a spreadsheet, or between pipes) become sentences of their own (they rarely
+    end with a '.'); a row's cells are said as a list."""
     lines = []
     rows = text.split("\n")
     table = sum("\t" in row.strip() for row in rows) >= 2  # one tab in one line is a blank
@@ -157,17 +158,8 @@ def _end_marked_lines(text: str) -> str:
     return "\n".join(lines)
 
 
-_CITATION = re.compile(
-    r"(?<=[\w.,;:!?)\]\"'])\[(?:\d{1,4}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
-    r"|better source needed|when\?|who\?|which\?|by whom\?|according to whom\?|dubious[^\]]{0,30}"
-    r"|failed verification|page needed|original research\?)\](?=[\s\[.,;:!?)\"']|$)",
-    re.I,
-)
-"""Reference marks as copied from an encyclopedia page ("Paris.[1]", "[citation needed]")."""
-
-
-_PDF_NOTE = re.compile(r"(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)")
-"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then")."""
+_CITATION = re.compile(rf"(?<=[\w.,;:!?)\]\"']){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)")
+_PDF_NOTE = re.compile(PDF_NOTE)
 
 
 def drop_markup(text: str) -> str:

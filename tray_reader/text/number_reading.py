@@ -35,7 +35,7 @@ _CURRENCY = re.compile(
 
 _CURRENCY_CODES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 _CODE_FIRST = re.compile(
-    r"\b(-?)(USD|EUR|GBP|JPY)\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion)\b)?()"
+    r"\b(-?)(USD|EUR|GBP|JPY)\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion)\b)?"
 )
 """An amount after its currency's code ("EUR 12")."""
 _SYMBOL_AFTER = re.compile(
@@ -52,7 +52,7 @@ def _money_after(m: re.Match[str]) -> str:
 
 
 def _money(m: re.Match[str]) -> str:
-    minus, symbol, amount, scale = m.groups()[:4]
+    minus, symbol, amount, scale = m.groups()
     return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
 
 

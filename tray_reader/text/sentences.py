@@ -36,12 +36,19 @@ class RawSentence:
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
-_SENTENCE_END = re.compile(
-    r"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:\[(?:\d{1,4}|[a-z]|[A-Za-z ]{3,30}\??)\])*"
-    r"(?:(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z]))?\s+"
+REFERENCE_MARK = (
+    r"\[(?i:\d{1,4}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
+    r"|better source needed|when\?|who\?|which\?|by whom\?|according to whom\?|dubious[^\]]{0,30}"
+    r"|failed verification|page needed|original research\?)\]"
 )
-"""Terminal punctuation, closing quotes and reference marks after it ("Paris.[1][2] It"; a
-PDF's note number, "clear.1 Then")."""
+"""A reference mark as copied from an encyclopedia page ("[1]", "[citation needed]")."""
+PDF_NOTE = r"(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
+"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then")."""
+
+_SENTENCE_END = re.compile(
+    rf"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:{REFERENCE_MARK})*(?:{PDF_NOTE})?\s+"
+)
+"""Terminal punctuation, closing quotes, and the reference marks or note number after it."""
 _NO_BREAK_AFTER = frozenset(
     [
         "mr",
