@@ -19,7 +19,9 @@
   against one chunk after another, and against windows that only grow, interleaved.
 - seams: streamed vs whole-chunk audio per paragraph sentence (log-mel distance, SNR).
 - joins: the longest silence inside each sentence a read cuts into chunks, against the same
-  sentence rendered whole in one chunk; and the silences between sentences.
+  sentence rendered whole in one chunk; and the silences between sentences. Then the words
+  at each cut: length and pitch as the read says them and as the chunk before the cut says
+  them alone, against the sentence rendered whole.
 Report the machine load (os.getloadavg) with the figures: timings on a shared box are noisy.
 """
 
@@ -393,6 +395,84 @@ def bench_joins(engine, frontend, pack) -> None:
     )
 
 
+def _word_voice(audio: np.ndarray, timing) -> tuple[float, float]:
+    """(seconds, median f0 in Hz by the project's pitch track) of one word's audio (24 kHz)."""
+    import soxr
+
+    from tray_reader.voices.measure import pitch_track
+
+    seconds = (timing.end - timing.start) / 24_000
+    track = pitch_track(soxr.resample(audio[timing.start : timing.end], 24_000, 16_000))
+    voiced = track.f0[track.f0 > 0]
+    return seconds, float(np.median(voiced)) if voiced.size else 0.0
+
+
+def _rendered(synth, pack, text: str) -> tuple[np.ndarray, dict[tuple[int, int], object]]:
+    """``text`` (one sentence) rendered as one chunk: its audio and each word's timing."""
+    from tray_reader.speech.synthesis import chunk_timings
+
+    frontend = synth.frontend
+    chunk = next(frontend.chunks(text, first_chars=len(text)))
+    ids = frontend.ids(chunk.phonemes)
+    part_a = synth.engine.part_a(ids, pack, 1.0)
+    audio = np.concatenate(list(synth.engine.stream(ids, pack, 1.0, part_a=part_a)))
+    return audio, {w.span: w for w in chunk_timings(part_a, ids, chunk.words, frontend.vocab)}
+
+
+def bench_cut_words(engine, frontend, pack) -> None:
+    """The word after which a read cuts a sentence into chunks (each cold read's first chunk
+    is short; long sentences are cut too): its length and pitch as the read says it, and as
+    the chunk before the cut says it alone (what a read said before chunks handed their
+    last words over), each against the same word in the sentence rendered whole."""
+    from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+
+    synth = Synthesizer(frontend, engine)
+    alone_len, read_len, alone_st, read_st = [], [], [], []
+    for text in PARAGRAPHS + LONG_SENTENCES:
+        pieces = list(synth.stream(text, fixed_voice(pack)))
+        audio = np.concatenate([p.samples for p in pieces])
+        heard, at = {}, 0
+        for piece in pieces:
+            heard.update(
+                {w.span: dataclasses.replace(w, start=at + w.start, end=at + w.end) for w in piece.words}
+            )
+            at += piece.samples.size
+        chunks = list(frontend.chunks(text, splice=True))
+        for i, chunk in enumerate(chunks[:-1]):
+            if chunks[i + 1].sentence != chunk.sentence or not chunk.handover:
+                continue
+            start, end = chunk.sentence_span
+            whole, whole_at = _rendered(synth, pack, text[start:end])
+            base = chunk.words[chunk.context][0]
+            alone, alone_at = _rendered(synth, pack, text[base : chunk.words[-1][1]])
+            for span in chunk.words[-1:]:  # the word the cut comes after
+                w = whole_at.get((span[0] - start, span[1] - start))
+                a = alone_at.get((span[0] - base, span[1] - base))
+                r = heard.get(span)
+                if w is None or a is None or r is None:
+                    continue
+                (wl, wf), (al, af), (rl, rf) = (
+                    _word_voice(whole, w),
+                    _word_voice(alone, a),
+                    _word_voice(audio, r),
+                )
+                alone_len.append(al - wl)
+                read_len.append(rl - wl)
+                if wf and af and rf:
+                    alone_st.append(abs(12 * math.log2(af / wf)))
+                    read_st.append(abs(12 * math.log2(rf / wf)))
+
+    def line(values: list[float], unit: str) -> str:
+        return f"median {statistics.median(values):+.3f} {unit}, max {max(values, key=abs):+.3f}"
+
+    print(
+        f"the word before a cut inside a sentence ({len(alone_len)} cuts, {len(alone_st)} voiced), against the "
+        f"sentence rendered whole: length, the chunk said alone {line(alone_len, 's')}; the read "
+        f"{line(read_len, 's')}. Pitch off by (semitones): alone median {statistics.median(alone_st):.2f} "
+        f"(max {max(alone_st):.2f}); the read median {statistics.median(read_st):.2f} (max {max(read_st):.2f})"
+    )
+
+
 def _child(args: list[str]) -> dict:
     out = subprocess.run(
         [sys.executable, "-m", "bench.bench_speech", *args], capture_output=True, text=True, check=True
@@ -561,6 +641,7 @@ def main() -> None:
             bench_seams(engine, frontend, pack)
         if "joins" not in args.skip:
             bench_joins(engine, frontend, pack)
+            bench_cut_words(engine, frontend, pack)
         del engine
     if "rtf" not in args.skip:
         bench_rtf(frontend, pack, max(1, args.runs // 2))

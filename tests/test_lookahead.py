@@ -23,7 +23,7 @@ class _Frontend:
     def __init__(self) -> None:
         self.threads: list[str] = []
 
-    def chunks(self, text, skipped=None, first_chars=None):
+    def chunks(self, text, skipped=None, first_chars=None, splice=False):
         for i, t in enumerate(text.split("|")):
             self.threads.append(threading.current_thread().name)
             if t == "boom":
@@ -54,7 +54,7 @@ class _Engine:
             threading.Event().wait(0.005)
         return ("part A", tuple(ids), speed)
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
         self.handed.append(part_a)
         for _ in range(int(self.seconds / 0.5)):
             yield np.full(12_000, 0.1, np.float32)

@@ -17,7 +17,7 @@ from tray_reader.text.types import TextChunk
 class WordFrontEnd:
     """One chunk per word; its ids are its letters' codes."""
 
-    def chunks(self, text, skipped=None, first_chars=None):
+    def chunks(self, text, skipped=None, first_chars=None, splice=False):
         for i, word in enumerate(text.split()):
             yield TextChunk(word, word, i, 0.0)
 
@@ -33,7 +33,7 @@ class SecondEngine:
         self.release = threading.Event()
         self.made: list[str] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
         word = "".join(map(chr, ids))
         if word.startswith("slow"):
             self.release.wait(10)
@@ -76,7 +76,7 @@ class WindowedEngine:
         self.release = threading.Event()
         self.threads: list[str] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
         word = "".join(map(chr, ids))
         for k in range(3):
             if word.startswith("slow") and k == 1:

@@ -151,7 +151,7 @@ class _RecordingEngine:
     def __init__(self):
         self.leads = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
         self.leads.append(lead)
         yield np.full(24_000, 0.1, np.float32)
 
@@ -160,7 +160,7 @@ class _RecordingEngine:
 
 
 class _Frontend:
-    def chunks(self, text, skipped=None, first_chars=None):
+    def chunks(self, text, skipped=None, first_chars=None, splice=False):
         return [
             TextChunk(text=t, phonemes=t, sentence=i, pause_after=0.5) for i, t in enumerate(text.split("|"))
         ]

@@ -20,7 +20,9 @@ from tray_reader.speech.synthesis import (
     LEAD_IN_LEVEL,
     PREPARED_FIRST_CHARS,
     PREPARED_SECONDS,
+    SPLICE_FADE,
     Synthesizer,
+    chunk_timings,
     faded_pieces,
     fixed_voice,
     without_lead_in,
@@ -108,11 +110,59 @@ def test_a_sentence_cut_into_chunks_runs_on_without_a_pause(engine, phonemizer):
     last = int(loud[loud < sentence_one_end][-1])
     assert max(silences(audio[loud[0] : last], 24_000, LEAD_IN_LEVEL, between_sounds=False)) < 0.15
     assert max(silences(audio[last:sentence_one_end], 24_000, LEAD_IN_LEVEL, between_sounds=False)) >= 0.5
-    # The chunk that continues the phrase starts at its first sound, as a read's first does
-    # (a new sentence's keeps the model's lead-in: test_a_read_begins_at_its_first_sound...).
+    # The chunk that continues the phrase starts inside it, where the first word it says
+    # begins (a new sentence's keeps the model's lead-in: test_a_read_begins_at_its_first_sound...).
     starts = [p for p in pieces if p.words]
     assert [p.sentence for p in starts] == [0, 0, 1]
-    assert np.flatnonzero(np.abs(starts[1].samples) > LEAD_IN_LEVEL)[0] == LEAD_IN_KEEP
+    assert starts[1].words[0].start == SPLICE_FADE // 2
+
+
+def _word_lengths(synth: Synthesizer, text: str, pack: np.ndarray) -> dict[str, float]:
+    """Each word's length (s) when ``text`` is rendered as one chunk."""
+    chunk = next(synth.frontend.chunks(text, first_chars=len(text)))
+    ids = synth.frontend.ids(chunk.phonemes)
+    part_a = synth.engine.part_a(ids, pack, 1.0)
+    timings = chunk_timings(part_a, ids, chunk.words, synth.frontend.vocab)
+    return {text[w.span[0] : w.span[1]]: (w.end - w.start) / 24_000 for w in timings}
+
+
+def test_the_last_words_of_a_chunk_cut_inside_a_sentence_are_said_mid_sentence(engine, phonemizer):
+    # Read alone, "The last message is" ends as an utterance: "is" lengthened to half a
+    # second and falling. The chunk hands its last word to the next, which is rendered
+    # after the words before it and says "is" as the whole sentence does.
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    pack = model_files.stock_pack("af_heart")
+    text = "The last message is about green apples. Then it ends."
+    first = next(synth.frontend.chunks(text, splice=True))
+    assert first.text == "The last message is" and first.handover >= 1
+    pieces = list(synth.stream(text, fixed_voice(pack)))
+    heard = [(text[w.span[0] : w.span[1]], (w.end - w.start) / 24_000) for p in pieces for w in p.words]
+    assert [w for w, _ in heard] == [
+        "The",
+        "last",
+        "message",
+        "is",
+        "about",
+        "green",
+        "apples",
+        "Then",
+        "it",
+        "ends",
+    ]
+    alone = _word_lengths(synth, "The last message is", pack)["is"]
+    whole = _word_lengths(synth, "The last message is about green apples.", pack)["is"]
+    assert alone > whole + 0.2  # what the read said before
+    assert dict(heard)["is"] == pytest.approx(whole, abs=0.03)
+    # The join is inside the phrase: no pause, and no step larger than speech makes.
+    audio = np.concatenate([p.samples for p in pieces])
+    first_of = [i for i, p in enumerate(pieces) if p.sentence == 1][0]
+    sentence = audio[: sum(p.samples.size for p in pieces[:first_of])]
+    loud = np.flatnonzero(np.abs(sentence) > 0.01)
+    assert max(silences(sentence[loud[0] : loud[-1]], 24_000, LEAD_IN_LEVEL, between_sounds=False)) < 0.1
+    taker = next(i for i, p in enumerate(pieces) if p.words and text[slice(*p.words[0].span)] == "is")
+    join = sum(p.samples.size for p in pieces[:taker])
+    near = audio[join - SPLICE_FADE : join + SPLICE_FADE]
+    assert np.max(np.abs(np.diff(near))) < 0.1
 
 
 def test_cancel_stops_before_the_next_chunk(engine, phonemizer):
@@ -137,9 +187,9 @@ class CountingEngine:
         self.chunks: list[int] = []
         self.made_ahead: list[int] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
         self.chunks.append(len(ids))
-        return self.engine.stream(ids, pack, speed, lead, part_a, run_options)
+        return self.engine.stream(ids, pack, speed, lead, part_a, run_options, start, end)
 
     def part_a(self, ids, pack, speed, run_options=None):
         if threading.current_thread().name.startswith("tray-reader-ahead"):  # made ahead

@@ -129,7 +129,7 @@ def _onsets(engine, phonemizer, text: str, voice: str) -> list[tuple[str, float]
     [
         ("Olive, amber, ivory, emerald, and indigo.", "af_heart"),
         ("Lemons, melons, and mangoes; now, a question.", "af_heart"),
-        ("Monday, Tuesday, Wednesday, Thursday.", "am_michael"),
+        ("Monday. Tuesday, Wednesday. Thursday.", "am_michael"),
     ],
 )
 def test_word_starts_match_where_their_speech_starts(engine, phonemizer, text, voice):

@@ -30,6 +30,7 @@ from tray_reader.speech.windows import (
     Schedule,
     WindowPlan,
     by_time,
+    clipped,
     speech_frames,
     stream_frames,
     tail_trimmed,
@@ -301,8 +302,14 @@ class KokoroEngine:
         lead: float = 0.0,
         part_a: PartA | None = None,
         run_options: ort.RunOptions | None = None,
+        start: int | None = None,
+        end: int | None = None,
     ) -> Iterator[np.ndarray]:
         """Audio for one chunk, yielded in pieces as they are made (24 kHz float32).
+
+        ``start``/``end``: the samples [start, end) of the chunk's frames (FRAME_SAMPLES
+        each, from its first frame) to make instead of its speech from the start / to its
+        last sound (a chunk spliced into the one before / the one after; the split model only).
 
         ``lead``: seconds of audio already queued ahead of this chunk (0: it is heard at
         once), which lets the decoder use larger windows. ``part_a``: this chunk's part A,
@@ -329,7 +336,13 @@ class KokoroEngine:
             self.last_frame_seconds = spent
             return audio
 
-        frames = speech_frames(asr)
+        lo, hi = speech_frames(asr)
+        n = asr.shape[2]
+        if start is not None:
+            lo = min(max(0, start // FRAME_SAMPLES), n - 1)
+        if end is not None:
+            hi = max(lo + 1, min(n, -(-end // FRAME_SAMPLES)))
+        frames = lo, hi
         # The lead was measured when this was called: part A, if it ran here, used some.
         # When the audio queued ahead runs out, assuming it plays as it is yielded (from the
         # first piece on, when nothing is queued yet): each later window is sized to be
@@ -343,8 +356,16 @@ class KokoroEngine:
         pieces = stream_frames(
             timed, asr, f0, energy, phase, part_a.style, self.plan, frames, first, self.schedule(budget)
         )
+        if start is not None or end is not None:
+            skip = 0 if start is None else max(0, start - lo * FRAME_SAMPLES)
+            total = (hi * FRAME_SAMPLES if end is None else end) - lo * FRAME_SAMPLES - skip
+            made = clipped(pieces, skip, total)
+            if end is None:
+                made = without_tail(made, total)
+        else:
+            made = without_tail(pieces, (hi - lo) * FRAME_SAMPLES)
         try:
-            for piece in without_tail(pieces, (frames[1] - frames[0]) * FRAME_SAMPLES):
+            for piece in made:
                 now = time.perf_counter()
                 runs_out = max(now, runs_out or now) + piece.size / SAMPLE_RATE
                 yield piece

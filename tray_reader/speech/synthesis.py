@@ -14,8 +14,8 @@ import numpy as np
 import onnxruntime as ort
 
 from tray_reader.speech.engine import KokoroEngine, PartA
-from tray_reader.speech.timings import WordTiming, token_frames, word_timings
-from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, AudioChunk, Prosody, VoiceSource
+from tray_reader.speech.timings import WordTiming, token_frames, word_sound_starts, word_timings
+from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, AudioChunk, Prosody, VoiceSource
 from tray_reader.speech.windows import speech_frames
 from tray_reader.text.frontend import PAUSES, TextFrontEnd
 from tray_reader.text.sentences import Boundary
@@ -30,23 +30,61 @@ _FADE_IN = np.sin(np.linspace(0.0, np.pi / 2, EDGE_FADE, dtype=np.float32)) ** 2
 _FADE_OUT = _FADE_IN[::-1].copy()
 
 
-def faded_pieces(pieces: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+SPLICE_FADE = int(0.020 * SAMPLE_RATE)
+"""Samples over which a chunk that handed its last words over (`TextChunk.handover`) fades
+out under the start of the next one, which fades in: two renders of the same words, joined
+where a word begins."""
+
+_SPLICE_IN = np.sin(np.linspace(0.0, np.pi / 2, SPLICE_FADE, dtype=np.float32)) ** 2
+_SPLICE_OUT = _SPLICE_IN[::-1].copy()  # the two sum to one
+
+MIN_KEPT = 0.6
+"""Seconds a chunk still says before the words it hands over; with less, it hands over
+fewer (the next chunk is made while it plays: part A and its first window)."""
+
+
+@dataclass
+class Join:
+    """How a chunk of a read ended, for the next one: which of its last words it handed
+    over (see `TextChunk.handover`) and its faded-out last samples."""
+
+    handed: int = 0
+    """Words handed over (0: it said all its words)."""
+    tail: np.ndarray | None = None
+    """Its last SPLICE_FADE samples, faded out, to be laid under the next chunk's first."""
+
+
+def faded_pieces(
+    pieces: Iterator[np.ndarray], under: np.ndarray | None = None, hand: Join | None = None
+) -> Iterator[np.ndarray]:
     """Pass pieces of one chunk through, fading in its first samples and out its last.
 
-    The end of a chunk is only known when its generator stops, so the last EDGE_FADE
-    samples are held back (5 ms of extra latency, not a whole piece)."""
+    ``under``: the faded-out tail of the chunk before, which handed its last words over to
+    this one: laid under this chunk's first samples, which fade in over its length.
+    ``hand``: this chunk hands its last words over: its last SPLICE_FADE samples, faded
+    out, go to ``hand.tail`` instead of being yielded.
+
+    The end of a chunk is only known when its generator stops, so its last samples are
+    held back (5 ms of extra latency, not a whole piece)."""
+    hold = SPLICE_FADE if hand is not None else EDGE_FADE
     held = np.zeros(0, np.float32)
     first = True
     for piece in pieces:
         audio = np.concatenate([held, np.asarray(piece, np.float32)])
         if first and audio.size:
-            n = min(EDGE_FADE, audio.size)
-            audio[:n] *= _FADE_IN[:n]
+            if under is None:
+                n = min(EDGE_FADE, audio.size)
+                audio[:n] *= _FADE_IN[:n]
+            else:
+                n = min(under.size, audio.size)
+                audio[:n] = audio[:n] * _SPLICE_IN[SPLICE_FADE - under.size :][:n] + under[:n]
             first = False
-        held = audio[-EDGE_FADE:].copy()
-        if audio.size > EDGE_FADE:
-            yield audio[:-EDGE_FADE]
-    if held.size:
+        held = audio[-hold:].copy()
+        if audio.size > hold:
+            yield audio[:-hold]
+    if held.size and hand is not None:
+        hand.tail = held * _SPLICE_OUT[-held.size :]
+    elif held.size:
         held *= _FADE_OUT[-held.size :]
         yield held
 
@@ -80,14 +118,20 @@ def without_lead_in(piece: AudioChunk) -> AudioChunk:
 
 
 def chunk_timings(
-    part_a: PartA | None, ids: list[int], words: tuple[tuple[int, int], ...], vocab: dict[str, int]
+    part_a: PartA | None,
+    ids: list[int],
+    words: tuple[tuple[int, int], ...],
+    vocab: dict[str, int],
+    start: int | None = None,
 ) -> tuple[WordTiming, ...]:
     """The words' timings in the audio `KokoroEngine.stream` makes from ``part_a`` (it
-    starts at the first frame `speech_frames` keeps); none without the split model, whose
-    durations are not seen."""
+    starts at the first frame `speech_frames` keeps, or at sample ``start`` of the chunk's
+    frames); none without the split model, whose durations are not seen."""
     if part_a is None or not words:
         return ()
-    return word_timings(ids, token_frames(part_a.asr), speech_frames(part_a.asr)[0], words, vocab)
+    timings = word_timings(ids, token_frames(part_a.asr), 0, words, vocab)
+    first = speech_frames(part_a.asr)[0] * FRAME_SAMPLES if start is None else start
+    return tuple(replace(w, start=max(0, w.start - first), end=max(0, w.end - first)) for w in timings)
 
 
 def fixed_voice(pack: np.ndarray, speed: float = 1.0) -> VoiceSource:
@@ -125,6 +169,8 @@ class Prepared:
     """The chunk was cut inside a phrase: the next one runs on from it (RUN_ON_PAUSE)."""
     first_chars: int | None = None
     """The front end's first-chunk budget it was cut with (a read goes on with the same cuts)."""
+    join: Join = field(default_factory=Join)
+    """How the chunk ended (set once it is whole): the words it handed to the next."""
 
     def matches(self, text: str, pack: np.ndarray, speed: float, prosody: Prosody = NEUTRAL) -> bool:
         """Whether this is the audio of ``text`` in this voice, speed, pitch and range."""
@@ -374,13 +420,14 @@ class Synthesizer:
         Its windows are those of a chunk heard at once (lead 0), as a read has them: the
         first piece comes as early as possible, and a read that comes before the chunk is
         done never waits for a large window."""
-        chunks = _turns(self.frontend.chunks(text, first_chars=first_chars), self._frontend_lock)
+        chunks = _turns(self.frontend.chunks(text, first_chars=first_chars, splice=True), self._frontend_lock)
         for index, chunk in enumerate(chunks):
             with self._frontend_lock:
                 ids = self.frontend.ids(chunk.phonemes)
             if ids:
-                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text)
-                run_on = chunk.pause_after <= RUN_ON_PAUSE
+                join = Join()
+                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text, join=join)
+                run_on = chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
                 return Prepared(
                     text,
                     pack,
@@ -391,6 +438,7 @@ class Synthesizer:
                     prosody=self._prosody(),
                     run_on=run_on,
                     first_chars=first_chars,
+                    join=join,
                 )
         return None
 
@@ -404,19 +452,65 @@ class Synthesizer:
         part_a: PartA | None = None,
         text: str | None = None,
         run_options: ort.RunOptions | None = None,
+        join: Join | None = None,
+        lead_in: bool = False,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it. The
         first piece carries the words' timings (and ``text``: the first chunk of a read
-        brings the read's text)."""
+        brings the read's text).
+
+        ``join``: how the chunk before ended, replaced by how this one ends. A chunk with
+        `TextChunk.context` begins where the first word it says begins (the chunk before
+        said the rest), laid over that chunk's faded-out tail; one with a `handover` ends
+        where the words it hands over begin, if it still says MIN_KEPT seconds before them
+        (no pause then). ``lead_in``: cut the silence before its first sound (a read's first
+        chunk, or one running on from the chunk before)."""
+        join = join if join is not None else Join()
+        handed, under = join.handed, join.tail
+        join.handed, join.tail = 0, None
         words: tuple[WordTiming, ...] = ()
-        if chunk.words:
+        sounds: list[int] | None = None
+        if chunk.words or chunk.context or chunk.handover:
             if part_a is None or not part_a.made_for(ids, pack, speed):
                 part_a = self.engine.part_a(ids, pack, speed, run_options)
-            words = chunk_timings(part_a, ids, chunk.words, self.frontend.vocab)
+            if part_a is not None and (chunk.context or chunk.handover):
+                sounds = word_sound_starts(ids, part_a.asr, self.frontend.vocab)
+                sounds = sounds if sounds is not None and len(sounds) == len(chunk.words) else None
+        first, last = 0, len(chunk.words)
+        start = end = None
+        if sounds is not None and chunk.context:
+            first = chunk.context - min(handed, chunk.context)
+            start = max(0, sounds[first] * FRAME_SAMPLES - (SPLICE_FADE // 2 if under is not None else 0))
+        elif chunk.context:
+            log.debug("no word timings for a chunk continuing a sentence: its context is heard")
+        hand = None
+        if sounds is not None and part_a is not None and chunk.handover:
+            begins = start if start is not None else speech_frames(part_a.asr)[0] * FRAME_SAMPLES
+            for count in range(min(chunk.handover, last - first - 1), 0, -1):
+                boundary = sounds[last - count] * FRAME_SAMPLES
+                if boundary - begins >= MIN_KEPT * SAMPLE_RATE:
+                    hand, last, end = Join(count), last - count, boundary + SPLICE_FADE // 2
+                    break
+        if chunk.words:
+            timed = chunk_timings(part_a, ids, chunk.words, self.frontend.vocab, start)
+            words = timed[first:last] if sounds is not None else timed
+        if under is not None and start is None:
+            # The chunk before handed words over, but this one cannot start inside its own:
+            # its faded-out tail ends the chunk before.
+            yield AudioChunk(under, chunk.sentence, sentence_span=chunk.sentence_span)
+            under = None
         span = chunk.sentence_span
-        for piece in faded_pieces(self.engine.stream(ids, pack, speed, lead, part_a, run_options)):
-            yield AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
+        made = self.engine.stream(ids, pack, speed, lead, part_a, run_options, start=start, end=end)
+        for piece in faded_pieces(made, under, hand):
+            out = AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
+            if lead_in and start is None:
+                out = without_lead_in(out)
+            lead_in = False
+            yield out
             words, text = (), None
+        if hand is not None:
+            join.handed, join.tail = hand.handed, hand.tail
+            return
         pause = np.zeros(int(chunk.pause_after / speed * SAMPLE_RATE), dtype=np.float32)
         yield AudioChunk(pause, chunk.sentence, sentence_span=span, text=text)
 
@@ -425,7 +519,7 @@ class Synthesizer:
     ) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` (cut with ``first_chars``) after the first ``skip``, with
         their ids (none empty)."""
-        chunks = self.frontend.chunks(text, first_chars=first_chars)
+        chunks = self.frontend.chunks(text, first_chars=first_chars, splice=True)
         for index, chunk in enumerate(_turns(chunks, self._frontend_lock)):
             if index < skip:
                 continue
@@ -466,6 +560,7 @@ class Synthesizer:
         pool = self._ahead_pool()
         ahead = _Lookahead(self.engine, self._readable(text, skip, first_chars), pool)
         options = self._reading = ort.RunOptions()
+        join = Join()
 
         def queued() -> float:
             """Seconds of audio yielded and not yet played (0 before the first piece)."""
@@ -489,6 +584,7 @@ class Synthesizer:
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)
                     yield ready
+                join = Join(prepared.join.handed, prepared.join.tail)
             # The read's first piece brings its text (a prepared first chunk has it already).
             first_text: str | None = None if prepared is not None else text
             run_on = prepared is not None and prepared.run_on
@@ -498,19 +594,17 @@ class Synthesizer:
                 chunk_text, first_text = first_text, None
                 lead_in = started is None or run_on
                 for piece in self._chunk_audio(
-                    chunk, ids, pack, speed, queued(), part_a, chunk_text, options
+                    chunk, ids, pack, speed, queued(), part_a, chunk_text, options, join, lead_in
                 ):
                     give_way()
                     if cancel.is_set():
                         return
-                    if lead_in:
-                        piece, lead_in = without_lead_in(piece), False
                     started = started or time.perf_counter()
                     samples += piece.samples.size
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
-                run_on = chunk.pause_after <= RUN_ON_PAUSE
+                run_on = chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
         except Exception:
             if options.terminate:
                 return  # interrupted: the read was stopped

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tray_reader.speech.types import FRAME_SAMPLES
+from tray_reader.text.frontend import word_groups
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +28,6 @@ SOUND_LEAD_FRAMES = 2
 convolutions see ahead. Measured over 21 words after a pause (4 texts, 3 voices; the
 first rise to -30 dB of the loudest 5 ms after a quiet stretch): median 40-49 ms early
 per text. Kokoro's own timestamps move the first token back 3 frames for the same reason."""
-
-_SILENT = frozenset(';:,.!?¡¿—…"«»“”()[]{}-–')
-"""Phoneme characters that are punctuation: they shape pauses, not a word's sound."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +53,22 @@ def token_frames(asr: np.ndarray) -> np.ndarray:
     return np.diff(edges)
 
 
+def token_starts(frames: np.ndarray) -> np.ndarray:
+    """The first frame of each token (and, last, the frame after them all)."""
+    return np.concatenate([[0], np.cumsum(frames)])
+
+
+def word_sound_starts(ids: Sequence[int], asr: np.ndarray, vocab: dict[str, int]) -> list[int] | None:
+    """The frame at which each word of a chunk begins to sound (SOUND_LEAD_FRAMES before its
+    first token), from its ``ids`` and part A's ``asr``; None when the runs of equal
+    columns do not match the tokens (never seen)."""
+    frames = token_frames(asr)
+    if len(frames) != len(ids) + 2:
+        return None
+    starts = token_starts(frames)
+    return [max(0, int(starts[first]) - SOUND_LEAD_FRAMES) for first, _ in word_groups(ids, vocab)]
+
+
 def word_timings(
     ids: Sequence[int],
     frames: np.ndarray,
@@ -69,20 +83,8 @@ def word_timings(
         # Two neighbouring tokens with equal features (never seen): no reliable timings.
         log.debug("token runs %d != %d ids + 2; no word timings", len(frames), len(ids))
         return ()
-    space = vocab.get(" ")
-    silent = {vocab[c] for c in _SILENT if c in vocab}
-    starts = np.concatenate([[0], np.cumsum(frames)])
-    groups: list[tuple[int, int]] = []  # [first, last] token indices (padding = 0) of sounding tokens
-    current: list[int] = []
-    for i, token in enumerate(ids, start=1):
-        if token == space:
-            if current:
-                groups.append((current[0], current[-1]))
-            current = []
-        elif token not in silent:
-            current.append(i)
-    if current:
-        groups.append((current[0], current[-1]))
+    starts = token_starts(frames)
+    groups = word_groups(ids, vocab)
     if not groups or not words:
         return ()
     # misaki keeps the normalised words apart, so groups and words pair one to one; when

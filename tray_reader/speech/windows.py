@@ -152,6 +152,22 @@ def without_tail(pieces: Iterator[np.ndarray], total: int) -> Iterator[np.ndarra
         yield tail
 
 
+def clipped(pieces: Iterator[np.ndarray], skip: int, total: int) -> Iterator[np.ndarray]:
+    """``pieces`` without their first ``skip`` samples, ending after ``total`` more (the
+    pieces' iterator is not asked for more once they are made)."""
+    for piece in pieces:
+        if skip:
+            dropped = min(skip, piece.size)
+            piece, skip = piece[dropped:], skip - dropped
+        if piece.size >= total:
+            if total:
+                yield piece[:total]
+            return
+        total -= piece.size
+        if piece.size:
+            yield piece
+
+
 def tail_trimmed(audio: np.ndarray) -> np.ndarray:
     """A whole chunk's audio without its quiet tail beyond TAIL_KEEP samples (as
     `without_tail` streams it)."""

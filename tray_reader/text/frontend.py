@@ -6,7 +6,7 @@ ramp (short first, then longer) ─► user lexicon (lexicon.py) ─► G2P ─�
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from tray_reader import model_files
 from tray_reader.text.lexicon import Lexicon
@@ -49,6 +49,40 @@ the decay of that sound (`windows.without_tail`): a chunk cut inside a sentence 
 into the next as one phrase."""
 
 
+CONTEXT_CHARS = 60
+"""Most characters (whole words) of the chunk before that a chunk continuing a sentence is
+rendered after (`TextChunk.context`): enough for its first words to be read mid-sentence."""
+
+
+HANDED_WORDS = 2
+"""Most words a chunk cut inside a sentence leaves to the next: the lengthening and fall of
+an utterance's end reach back about two words (the synthesiser may hand over fewer)."""
+
+
+SILENT_PHONEMES = frozenset(';:,.!?¡¿—…"«»“”()[]{}-–')
+"""Phoneme characters that are punctuation: they shape pauses, not a word's sound."""
+
+
+def word_groups(ids: Sequence[int], vocab: dict[str, int]) -> list[tuple[int, int]]:
+    """[first, last] token indices (the leading padding id counted as 0) of each word's
+    sounding tokens in a chunk's ``ids``: a chunk's ids are its phonemes with a space id
+    between words; punctuation around a word is not part of its sound."""
+    space = vocab.get(" ")
+    silent = {vocab[c] for c in SILENT_PHONEMES if c in vocab}
+    groups: list[tuple[int, int]] = []
+    current: list[int] = []
+    for i, token in enumerate(ids, start=1):
+        if token == space:
+            if current:
+                groups.append((current[0], current[-1]))
+            current = []
+        elif token not in silent:
+            current.append(i)
+    if current:
+        groups.append((current[0], current[-1]))
+    return groups
+
+
 def summarize_skipped(skipped: list[str], most: int = 8, width: int = 30) -> str:
     """One line for a user: the first few skipped snippets, shortened, and how many more."""
     shown = [f"{s[:width]}…" if len(s) > width else s for s in skipped[:most]]
@@ -75,10 +109,19 @@ class TextFrontEnd:
         return [self._vocab[c] for c in phonemes if c in self._vocab]
 
     def chunks(
-        self, text: str, skipped: list[str] | None = None, first_chars: int | None = None
+        self,
+        text: str,
+        skipped: list[str] | None = None,
+        first_chars: int | None = None,
+        splice: bool = False,
     ) -> Iterator[TextChunk]:
         """Chunks of `text` in reading order, produced lazily; the first at most
         ``first_chars`` characters (default FIRST_CHUNK_CHARS), then growing.
+
+        ``splice``: a chunk cut inside a sentence hands its last words over to the next,
+        which is rendered after up to CONTEXT_CHARS of the words before it
+        (`TextChunk.handover`, `context`), so no word inside a sentence is read
+        as an utterance's end or start. Only for a synthesiser that joins them so.
 
         Runs the voice cannot read (other scripts, overlong 'words') are left out and
         appended to `skipped` as they are met (and to `last_skipped`, for callers that
@@ -99,36 +142,82 @@ class TextFrontEnd:
                 continue
             spans = spoken_spans(raw.text, words, start)
             where = (start, cursor)
+            # The chunk before's last words: all rendered, the last `handed` also heard.
+            context: list[str] = []
+            context_spans: list[tuple[int, int]] = []
+            handed = 0
             while words:
-                cut, phonemes = self._fit(words, int(budget), skipped)
-                if cut == len(words):
+                spliced = self._spliced(context, words, int(budget), skipped) if context else None
+                if spliced is None and context:
+                    # The words before cannot be context here: the handed ones are said first.
+                    words, spans = context[-handed:] + words, context_spans[-handed:] + spans
+                    context, context_spans = [], []
+                if spliced is None:
+                    fit = self._fit(words, int(budget), skipped)
+                    assert fit is not None  # one word always fits (truncated if need be)
+                    cut, phonemes = fit
+                    n_context = 0
+                else:
+                    cut, phonemes = spliced
+                    n_context = len(context)
+                all_words, all_spans = context + words, context_spans + spans
+                own = cut - len(context)
+                handover = 0
+                if own >= len(words):
                     boundary = Boundary.PARAGRAPH if raw.ends_paragraph else Boundary.SENTENCE
                 else:
-                    boundary = boundary_after(words[cut - 1], words[cut])
+                    boundary = boundary_after(all_words[cut - 1], all_words[cut])
+                    whole = len(word_groups(self.ids(phonemes), self._vocab)) == cut
+                    heard = cut - n_context + (handed if n_context else 0)
+                    handover = min(HANDED_WORDS, heard - 1) if splice and whole else 0
                 yield TextChunk(
-                    " ".join(words[:cut]),
+                    " ".join(all_words[:cut]),
                     phonemes,
                     sentence_index,
                     PAUSES[boundary],
-                    tuple(spans[:cut]),
+                    tuple(all_spans[:cut]),
                     where,
+                    context=n_context,
+                    handover=handover,
                 )
-                words, spans = words[cut:], spans[cut:]
+                keep = _tail_within(all_words[:cut], CONTEXT_CHARS, handover) if handover else 0
+                context, context_spans = all_words[cut - keep : cut], all_spans[cut - keep : cut]
+                handed = handover
+                words, spans = words[own:], spans[own:]
                 budget = min(budget * CHUNK_GROWTH, max_chars)
             sentence_index += 1
 
-    def _fit(self, words: list[str], max_chars: int, skipped: list[str] | None) -> tuple[int, str]:
-        """How many of `words` make the next chunk, and its phonemes (within the id bound)."""
+    def _spliced(
+        self, context: list[str], words: list[str], budget: int, skipped: list[str]
+    ) -> tuple[int, str] | None:
+        """The next chunk rendered after ``context`` (the chunk before's last words): how
+        many of context + words it holds (at least one of ``words``), and its phonemes. None
+        when that does not fit or its words cannot be told apart in its ids (then the
+        handed words start a chunk of their own)."""
+        extra = len(" ".join(context)) + 1
+        max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
+        fit = self._fit(context + words, min(max_chars, budget + extra), skipped, len(context) + 1)
+        if fit is None or len(word_groups(self.ids(fit[1]), self._vocab)) != fit[0]:
+            return None
+        return fit
+
+    def _fit(
+        self, words: list[str], max_chars: int, skipped: list[str] | None, least: int = 1
+    ) -> tuple[int, str] | None:
+        """How many of `words` (at least ``least``) make the next chunk, and its phonemes
+        (within the id bound); None when ``least`` words exceed it (never for one word)."""
         while True:
             if len(" ".join(words)) <= max_chars:
                 cut = len(words)
             else:
-                cut = cut_point(words, max_chars, int(max_chars * MIN_PIECE_FRACTION))
+                cut = cut_point(words, max_chars, int(max_chars * MIN_PIECE_FRACTION), least)
             piece = " ".join(words[:cut])
             phonemes = self._phonemize(self._lexicon.apply(piece))
             n = len(self.ids(phonemes))
             if n <= self.max_chunk_ids:
                 return cut, phonemes
+            if cut <= least and least > 1:
+                return None
             if cut == 1:
                 return cut, self._truncate(phonemes, piece, skipped)
             # The estimate was off (many digits or spelled letters): shrink to what fits.
@@ -148,3 +237,13 @@ class TextFrontEnd:
         if skipped is not None:
             skipped.append(f"the end of {word[:20]!r} (too long to pronounce)")
         return "".join(kept)
+
+
+def _tail_within(words: list[str], chars: int, least: int) -> int:
+    """How many of the last ``words`` fit in ``chars`` characters (at least ``least``)."""
+    n, length = 0, -1
+    for word in reversed(words):
+        if n >= least and length + len(word) + 1 > chars:
+            break
+        n, length = n + 1, length + len(word) + 1
+    return n

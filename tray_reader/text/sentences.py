@@ -212,11 +212,12 @@ def boundary_after(word: str, next_word: str | None) -> Boundary:
     return Boundary.WORD
 
 
-def cut_point(words: list[str], max_chars: int, min_chars: int) -> int:
+def cut_point(words: list[str], max_chars: int, min_chars: int, least: int = 1) -> int:
     """Index after which to cut `words` so the first part is at most `max_chars` long.
 
     The strongest boundary wins; among equals, the latest. Parts shorter than `min_chars`
-    are avoided unless nothing else fits. Returns at least 1 (never cuts inside a word).
+    are avoided unless nothing else fits. Returns at least ``least`` (>= 1: never cuts
+    inside a word; more: the first words are context that must stay whole).
     """
     best = (Boundary.WORD.value - 1, 0)
     length = -1
@@ -224,9 +225,11 @@ def cut_point(words: list[str], max_chars: int, min_chars: int) -> int:
         length += len(word) + 1
         if length > max_chars:
             break
+        if i + 1 < least:
+            continue
         strength = boundary_after(word, words[i + 1]).value if length >= min_chars else -1
         best = max(best, (strength, i + 1))
-    return max(1, best[1])
+    return max(least, best[1])
 
 
 def split_to_length(text: str, max_chars: int, min_chars: int = 0) -> list[tuple[str, Boundary]]:

@@ -27,3 +27,12 @@ class TextChunk:
     text.spans); empty when not known."""
     sentence_span: tuple[int, int] | None = None
     """[start, end) characters of this chunk's sentence in the text as given."""
+    context: int = 0
+    """Leading words of `text` that are the chunk before's last words, rendered so that a
+    chunk continuing a sentence is read mid-sentence (not as an utterance's start). The
+    chunk before handed over up to `handover` of them (it decides how many): they are
+    heard from this chunk, and its audio begins where they do."""
+    handover: int = 0
+    """Most of its last words this chunk may leave to the next (which has them in its
+    `context`): a chunk read alone ends as an utterance, its last words lengthened and
+    falling. Its audio then ends where they begin, laid under the next chunk's start."""
