@@ -38,7 +38,7 @@ where a word begins."""
 _SPLICE_IN = np.sin(np.linspace(0.0, np.pi / 2, SPLICE_FADE, dtype=np.float32)) ** 2
 _SPLICE_OUT = _SPLICE_IN[::-1].copy()  # the two sum to one
 
-MIN_KEPT = 0.6
+MIN_KEPT = 0.35
 """Seconds a chunk still says before the words it hands over; with less, it hands over
 fewer (the next chunk is made while it plays: part A and its first window)."""
 
