@@ -440,3 +440,28 @@ def test_interrupt_ends_a_read_inside_a_model_run_and_keeps_the_first_chunk_whol
     again = list(synth.stream(LONGER, voice))
     assert synth.served_prepared  # the first chunk, kept whole
     assert_same_audio_length(again, plain)
+
+
+def test_a_long_sentence_cut_many_times_says_every_word_once_in_order(engine, phonemizer):
+    # Each chunk after a cut is rendered after the words before it (its context) and hands
+    # some of its own last words on: none may be heard twice, or lost.
+    synth = Synthesizer(TextFrontEnd(phonemizer), engine)
+    text = (
+        "When the old ferry finally pulled away from the crowded harbour on that grey and windy "
+        "morning in early spring the passengers who had waited for hours on the wet stones of the "
+        "quay pressed against the rails to watch the town grow smaller while the gulls followed "
+        "the wake and a child somewhere near the stern began to sing a song that nobody else knew."
+    )
+    chunks = list(synth.frontend.chunks(text, splice=True))
+    assert len(chunks) >= 4 and sum(c.handover > 0 for c in chunks) >= 3
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        if after.context:
+            assert before.text.split()[-after.context :] == after.text.split()[: after.context]
+    pieces = list(synth.stream(text, fixed_voice(model_files.stock_pack("af_heart"))))
+    heard = [w.span for p in pieces for w in p.words]
+    assert [text[a:b] for a, b in heard] == text.rstrip(".").split()
+    at, starts = 0, []
+    for p in pieces:
+        starts += [at + w.start for w in p.words]
+        at += p.samples.size
+    assert starts == sorted(starts)
