@@ -78,6 +78,22 @@ CASES = {
         ("5 \u20ac or 12.50 EUR", "five euros or twelve euros and fifty cents"),  # symbol or code after
         ("EUR 12 and USD 3 million", "twelve euros and three million dollars"),
         ("$5 USD or US$5", "five dollars or five dollars"),
+        ("AU$5, CA$20 and S$2", "five Australian dollars, twenty Canadian dollars and two Singapore dollars"),
+        ("NZ$3.50 or HK$100", "three New Zealand dollars and fifty cents or one hundred Hong Kong dollars"),
+        ("$5 AUD or CAD 12", "five Australian dollars or twelve Canadian dollars"),  # the code says whose
+        (
+            "3,50 \u20ac, \u20ac3,50",
+            "three euros and fifty cents, three euros and fifty cents",
+        ),  # decimal comma
+        (
+            "12,99 EUR or \u20ac1.234,56",
+            "twelve euros and ninety-nine cents or "
+            "one thousand two hundred thirty-four euros and fifty-six cents",
+        ),
+        (
+            "3,500 \u20ac, $1,250, 1,000",
+            "three thousand five hundred euros, one thousand two hundred fifty dollars, one thousand",
+        ),  # three digits after the comma are thousands
     ],
     "rates": [
         ("$0.99/month", "ninety-nine cents per month"),

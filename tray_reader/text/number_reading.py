@@ -22,26 +22,59 @@ _CURRENCIES = {
     "€": ("euro", "euros", "cent", "cents"),
     "£": ("pound", "pounds", "penny", "pence"),
     "¥": ("yen", "yen", "sen", "sen"),
+    "A$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+    "C$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+    "NZ$": ("New Zealand dollar", "New Zealand dollars", "cent", "cents"),
+    "HK$": ("Hong Kong dollar", "Hong Kong dollars", "cent", "cents"),
+    "S$": ("Singapore dollar", "Singapore dollars", "cent", "cents"),
 }
+_DOLLAR_PREFIXES = {
+    "US": "$",
+    "AU": "A$",
+    "A": "A$",
+    "CA": "C$",
+    "C": "C$",
+    "NZ": "NZ$",
+    "HK": "HK$",
+    "S": "S$",
+}
+"""Letters before a "$" that say whose dollar it is ("AU$5", "HK$100"); "US$5" is the plain
+dollar. In capitals only: "a$5" is a typo, not an amount in Australian dollars."""
+_CURRENCY_CODES = {
+    "USD": "$",
+    "EUR": "€",
+    "GBP": "£",
+    "JPY": "¥",
+    "AUD": "A$",
+    "CAD": "C$",
+    "NZD": "NZ$",
+    "HKD": "HK$",
+    "SGD": "S$",
+}
+_CODES = "|".join(_CURRENCY_CODES)
 _SCALE_WORDS = {"k": "thousand", "m": "million", "bn": "billion", "b": "billion"}
+_MONEY_NUM = r"\d{1,3}(?:\.\d{3})*,\d{2}(?![\d,])|" + _NUM
+"""An amount as written, also with a decimal comma ("3,50 €", "€1.234,56"). Only two digits
+after the comma: three are thousands ("3,500 €")."""
 _CURRENCY = re.compile(
-    r"(?<![\w])(?:US(?=\$))?(-?)([$€£¥])\s?("
-    + _NUM
+    r"(?<![\w])(?-i:("
+    + "|".join(_DOLLAR_PREFIXES)
+    + r")(?=\$))?(-?)([$€£¥])\s?("
+    + _MONEY_NUM
     + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b)\b)?"
-    r"(?:\s(?:USD|EUR|GBP|JPY)\b)?",  # "$5 USD": the code says the symbol again
+    r"(?:\s(" + _CODES + r")\b)?",  # "$5 USD": the code says the symbol again
     re.I,
 )
-
-
-_CURRENCY_CODES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 _CODE_FIRST = re.compile(
-    r"\b(-?)(USD|EUR|GBP|JPY)\s?(" + _NUM + r")(?:\s?(thousand|million|billion|trillion)\b)?"
+    r"\b(-?)(" + _CODES + r")\s?(" + _MONEY_NUM + r")(?:\s?(thousand|million|billion|trillion)\b)?"
 )
 """An amount after its currency's code ("EUR 12")."""
 _SYMBOL_AFTER = re.compile(
     r"(?<![\w.,])(-?)("
-    + _NUM
-    + r")(?:\s?(thousand|million|billion|trillion)\b)?\s?([$€£¥]|(?:USD|EUR|GBP|JPY)\b)"
+    + _MONEY_NUM
+    + r")(?:\s?(thousand|million|billion|trillion)\b)?\s?([$€£¥]|(?:"
+    + _CODES
+    + r")\b)"
 )
 """An amount before its currency's symbol or code ("5 €", "12.50 EUR")."""
 
@@ -52,14 +85,30 @@ def _money_after(m: re.Match[str]) -> str:
 
 
 def _money(m: re.Match[str]) -> str:
-    minus, symbol, amount, scale = m.groups()
-    return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
+    minus, code, amount, scale = m.groups()
+    return _spoken_money(minus, _CURRENCY_CODES[code], amount, scale)
+
+
+def _symbol_money(m: re.Match[str]) -> str:
+    prefix, minus, symbol, amount, scale, code = m.groups()
+    if prefix:
+        symbol = _DOLLAR_PREFIXES[prefix]
+    elif code and symbol == "$":
+        symbol = _CURRENCY_CODES[code.upper()]  # "$5 AUD": the code says whose dollar
+    return _spoken_money(minus, symbol, amount, scale)
+
+
+def _plain_amount(amount: str) -> str:
+    """'1,234.56' or, written with a decimal comma, '1.234,56' -> '1234.56'."""
+    if re.search(r",\d{2}$", amount) and not re.search(r",\d{3}", amount):
+        return amount.replace(".", "").replace(",", ".")
+    return amount.replace(",", "")
 
 
 def _spoken_money(minus: str, symbol: str, amount: str, scale: str | None) -> str:
     one, many, sub_one, sub_many = _CURRENCIES[symbol]
     prefix = "minus " if minus else ""
-    amount = amount.replace(",", "")
+    amount = _plain_amount(amount)
     whole, _, frac = amount.partition(".")
     if scale:
         scale_word = _SCALE_WORDS.get(scale.lower(), scale.lower())
@@ -370,7 +419,7 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     for rx, sub in (
-        (_CURRENCY, _money),
+        (_CURRENCY, _symbol_money),
         (_CODE_FIRST, _money),
         (_SYMBOL_AFTER, _money_after),
         (_PHONE, _phone),
