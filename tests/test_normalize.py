@@ -122,6 +122,11 @@ CASES = {
         ("the 1990s", "the nineteen nineties"),
         ("the '80s", "the eighties"),
         ("in 2005", "in two thousand five"),
+        (
+            "in 1066, since 1066, the year 1066",
+            "in ten sixty-six, since ten sixty-six, the year ten sixty-six",
+        ),
+        ("1066 people, in 1024 bytes", "one thousand sixty-six people, in one thousand twenty-four bytes"),
     ],
     "dates": [
         ("3 May 2024", "the third of May, twenty twenty-four"),
@@ -144,6 +149,11 @@ CASES = {
         ("at 9.30 pm", "at nine thirty PM"),
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
+        ("10:30, 16:45 and at 10:30 screens", "ten thirty, sixteen forty-five and at ten thirty screens"),
+    ],
+    "ratios": [
+        ("16:9, 4:3 or 21:9", "sixteen to nine, four to three or twenty-one to nine"),  # one digit after
+        ("aspect ratio 16:10, a 16:10 screen", "aspect ratio sixteen to ten, a sixteen to ten screen"),
     ],
     "markdown tables, tasks and footnotes": [
         ("| Name | Age |\n|------|:---:|\n| Alice | 30 |", "Name, Age. Alice, thirty."),

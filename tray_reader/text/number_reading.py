@@ -318,6 +318,13 @@ def _unit(m: re.Match[str]) -> str:
 _DECADE = re.compile(r"(?<![\w'])(1\d|20)?(\d0)'?s\b")
 _SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
 _YEAR = re.compile(r"(?<![\w.,$€£¥-])(1[1-9]\d\d|20\d\d)(?![\w%]|[.,]\d)")
+_EARLY_YEAR = re.compile(
+    r"\b((?:[Yy]ear|[Ii]n|[Ss]ince)\s+)(10[1-9]\d)(?![\w%]|[.,]\d)"
+    r"(?!\s+(?!(?:was|is|has|as|this|its)\b)[a-z]+s\b)"
+)
+"""A year before 1100 after a word that brings one in ("in 1066", "the year 1066", "since
+1066"); elsewhere such a number is a count ("1066 people"), and after "in" too when a plural
+follows ("in 1024 bytes")."""
 _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
@@ -355,7 +362,29 @@ not a range."""
 _SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
 """An amount with its scale's letter: "3.5M users", "2bn"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
-"""A ratio, "1:1" ("16:9" has a time's shape and is read as one)."""
+"""A ratio, "1:1", "16:9": one digit after the colon (a time has two)."""
+_TIME_SHAPED_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d\d)(?![\w:]|\.\d)")
+"""Two numbers with a time's shape ("16:10"): a ratio where the words around say so."""
+_RATIO_WORD_BEFORE = re.compile(r"(?i)\b(?:ratio|aspect)(?:\s+(?:of|is|was))?\s*:?\s*$")
+_RATIO_WORD_AFTER = re.compile(r"(?i)\s*(?:aspect|ratio|(?:wide)?screens?|displays?|monitors?|format)\b")
+_TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:at|by|until|till|from|before|after|around|about)\s*$")
+
+
+def _ratio(m: re.Match[str]) -> str:
+    return f"{numwords.cardinal(int(m.group(1)))} to {numwords.cardinal(int(m.group(2)))}"
+
+
+def _ratio_in_context(m: re.Match[str]) -> str:
+    """ "aspect ratio 16:10", "a 16:10 screen": a ratio; otherwise left for the time rule
+    ("at 10:30", and "at 10:30 screens went dark")."""
+    before = m.string[max(0, m.start() - 20) : m.start()]
+    if _RATIO_WORD_BEFORE.search(before):
+        return _ratio(m)
+    if _RATIO_WORD_AFTER.match(m.string, m.end()) and not _TIME_WORD_BEFORE.search(before):
+        return _ratio(m)
+    return m.group()
+
+
 _OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
 _RATING_BEFORE = re.compile(r"(?i)\b(?:rated|rating|score|scored|grade|marks?)\s*:?\s*$")
 
@@ -418,6 +447,7 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
+    text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
     for rx, sub in (
         (_CURRENCY, _symbol_money),
         (_CODE_FIRST, _money),
@@ -438,15 +468,14 @@ def read_numbers(text: str) -> str:
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _RANGE.sub(" to ", text)
     text = _SCALED.sub(lambda m: f"{numwords.number(m.group(1))} {_SCALE_WORDS[m.group(2).lower()]}", text)
-    text = _RATIO.sub(
-        lambda m: f"{numwords.cardinal(int(m.group(1)))} to {numwords.cardinal(int(m.group(2)))}", text
-    )
+    text = _RATIO.sub(_ratio, text)
     text = _OUT_OF.sub(_out_of, text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
     text = _DECADE.sub(_decade, text)
     text = _DEGREES.sub(_degrees, text)
     text = _PERCENT.sub(_percent, text)
     text = _UNIT.sub(_unit, text)
+    text = _EARLY_YEAR.sub(lambda m: m.group(1) + numwords.year(int(m.group(2))), text)
     text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
     text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)
     text = _TIMES.sub(r"\1 times", text)
