@@ -117,6 +117,17 @@ CASES = {
         ("60 km/h", "sixty kilometers per hour"),
         ("2.5 GB", "two point five gigabytes"),
     ],
+    "heights": [
+        ("He is 5'11\", she is 6' 2\"", "He is five feet eleven inches, she is six feet two inches"),
+        ("5 ft 11 in, 6ft, 1 ft 1 in.", "five feet eleven inches, six feet, one foot one inch."),
+        ("jumped 5 ft 11 in the air", "jumped five feet eleven in the air"),  # "in" the word
+        ("rock 'n' roll in the '90s, \"quoted\" words", "rock 'n' roll in the nineties, \"quoted\" words"),
+    ],
+    "durations and numbers joined by words": [
+        ("1h30 or 1h 30min", "one hour thirty or one hour thirty minutes"),
+        ("a 9-to-5 job, 3-in-1, 24/7", "a nine to five job, three in one, twenty-four seven"),
+        ("Turn on 2FA, drink 7UP", "Turn on two F A, drink seven UP"),  # "FA" was the note "fa"
+    ],
     "years and decades": [
         ("in 1984", "in nineteen eighty-four"),
         ("the 1990s", "the nineteen nineties"),

@@ -398,6 +398,38 @@ def _out_of(m: re.Match[str]) -> str:
     return m.group()
 
 
+_FEET_INCHES = re.compile(
+    r"(?<![\w.'°])(\d{1,2})\s?(?:'|ft\b\.?|feet\b|foot\b)\s?(1[01]|\d)(?:\s?(?:\"|''|in\b|inch(?:es)?\b))"
+    r"(?!\s+(?:the|a|an)\b)"
+)
+"""A height, "5'11\"", "6' 2\"", "5 ft 11 in": feet, then up to eleven inches (which tells it
+from a quote: "the '90s", "rock 'n' roll"; and from a circle's minutes and seconds, which
+follow degrees)."""
+_HOURS_MINUTES = re.compile(r"(?<![\w.])(\d{1,2})h\s?([0-5]\d)(?:\s?(min|m)\b)?(?!\w)")
+"""A duration in hours and minutes, "1h30", "2h 15min"."""
+_WORD_BETWEEN_NUMBERS = re.compile(r"(?<=\d)-(to|in|on|for|by|of)-(?=\d)")
+"""A word hyphenated between two numbers, "9-to-5", "3-in-1", "2-for-1": said as it is."""
+_FACTOR_AUTHENTICATION = re.compile(r"(?<=\b\d)FA\b")
+"""'2FA' (two-factor authentication): letters, spelled; misaki read "FA" as the note "fa". Not
+every pair of capitals after a number: "7UP" is "seven up"."""
+
+
+def _feet_inches(m: re.Match[str]) -> str:
+    if re.search(r"°\s*$", m.string[max(0, m.start() - 3) : m.start()]):
+        return m.group()  # 40° 26' 5": degrees, minutes and seconds
+    feet, inches = m.groups()
+    return (
+        f"{numwords.number(feet)} {_quantity(feet, 'foot', 'feet')} {numwords.number(inches)} "
+        + _quantity(inches, "inch", "inches")
+    )
+
+
+def _hours_minutes(m: re.Match[str]) -> str:
+    hours, minutes, unit = m.groups()
+    spoken = f"{numwords.number(hours)} {_quantity(hours, 'hour', 'hours')} {numwords.cardinal(int(minutes))}"
+    return spoken + (" minutes" if unit else "")
+
+
 _RANGE = re.compile(
     r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
     r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
@@ -447,6 +479,9 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
+    text = _FEET_INCHES.sub(_feet_inches, text)
+    text = _HOURS_MINUTES.sub(_hours_minutes, text)
+    text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
     text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
     for rx, sub in (
         (_CURRENCY, _symbol_money),
@@ -479,6 +514,7 @@ def read_numbers(text: str) -> str:
     text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
     text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)
     text = _TIMES.sub(r"\1 times", text)
+    text = _FACTOR_AUTHENTICATION.sub(" F A", text)
     text = _DIGIT_LETTER.sub(" ", text)
     text = _FRACTION.sub(_fraction, text)
     text = _VERSION.sub(lambda m: " point ".join(numwords.number(p) for p in m.group().split(".")), text)
