@@ -306,6 +306,18 @@ CASES = {
         ("tab\tand\r\nnewline", "tab and newline"),
         ("infor-\nmation and well-\nKnown", "information and well Known"),
     ],
+    "marks and ratings": [
+        ("\u00a9 2024 Acme", "copyright twenty twenty-four Acme"),
+        (
+            "Copyright \u00a9 2024, Copyright\u00a92025",
+            "Copyright twenty twenty-four, Copyright twenty twenty-five",
+        ),
+        ("&copy; 2024 Acme", "copyright twenty twenty-four Acme"),
+        ("\u00ae Acme, the \u2122 sign", "registered Acme, the trademark sign"),
+        ("Acme\u00ae and Foo\u2122 products", "Acme and Foo products"),  # after a name: not said
+        ("Rated \u2605\u2605\u2605\u2605\u2606 by users", "Rated four out of five stars by users"),
+        ("\u2605\u2605\u2605\u2605\u2605, a \u2605 next to it", "five stars, a star next to it"),
+    ],
 }
 
 

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
+from tray_reader.text import numwords
 from tray_reader.text.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
 from tray_reader.text.sentences import PDF_NOTE, REFERENCE_MARK
 
@@ -70,9 +71,6 @@ _CHAR_MAP = str.maketrans(
         "\u00f0": "d",
         "\u00d0": "D",
         "\u0131": "i",
-        "\u2122": " ",
-        "\u00ae": " ",
-        "\u00a9": " ",
     }
 )
 
@@ -84,6 +82,43 @@ _ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\
 """Terminal colour and cursor codes, common in text copied from a terminal."""
 
 
+_MARK_WORDS = {"\u00a9": "copyright", "\u00ae": "registered", "\u2122": "trademark"}
+_LEGAL_MARK = re.compile(r"(\b[Cc]opyright\s*)?([\u00a9\u00ae\u2122])")
+_STAR_RATING = re.compile(r"\u2605+\u2606*|\u2606+")
+"""Filled stars, then empty ones: a rating ("\u2605\u2605\u2605\u2605\u2606")."""
+
+
+def _legal_mark(m: re.Match[str]) -> str:
+    """'© 2024 Acme' -> 'copyright 2024 Acme'; a mark at the end of a name ("Acme®",
+    "Foo™") is not said, and "Copyright ©" says the word once."""
+    said, mark = m.groups()
+    if said:
+        return said.rstrip() + (" " if mark == "\u00a9" else f" {_MARK_WORDS[mark]} ")
+    if m.start() > 0 and m.string[m.start() - 1].isalnum():
+        return " "
+    return f" {_MARK_WORDS[mark]} "
+
+
+def _stars(m: re.Match[str]) -> str:
+    stars = m.group()
+    filled, total = stars.count("\u2605"), len(stars)
+    if total == 1:
+        return " star "
+    if filled == total:
+        return f" {numwords.cardinal(total)} stars "
+    return f" {numwords.cardinal(filled)} out of {numwords.cardinal(total)} stars "
+
+
+def read_marks(text: str) -> str:
+    """The copyright, registered and trademark signs and star ratings as words; read before
+    NFKC, which makes "™" the letters "TM"."""
+    if "\u00a9" in text or "\u00ae" in text or "\u2122" in text:
+        text = _LEGAL_MARK.sub(_legal_mark, text)
+    if "\u2605" in text or "\u2606" in text:
+        text = _STAR_RATING.sub(_stars, text)
+    return text
+
+
 @lru_cache(maxsize=4096)
 def _latin_base(ch: str) -> str | None:
     """'é' -> 'e'; None when `ch` is not a Latin letter with an ASCII base."""
@@ -93,8 +128,8 @@ def _latin_base(ch: str) -> str | None:
 
 def clean_unicode(text: str) -> str:
     """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone
-    (but tabs)."""
-    text = _ANSI_ESCAPE.sub("", text.replace("\r\n", "\n")).translate(_CHAR_MAP)
+    (but tabs); ©, ®, ™ and star ratings as words (`read_marks`)."""
+    text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n"))).translate(_CHAR_MAP)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
     # A word hyphenated across a line break (text copied from PDFs): join it again.
@@ -170,7 +205,7 @@ def drop_markup(text: str) -> str:
         text = _HTML_BLOCK.sub("\n", text)
         text = _HTML_TAG.sub("", text)
     if "&" in text:
-        text = html.unescape(text)
+        text = read_marks(html.unescape(text))  # "&copy;"
     text = _MD_FENCE.sub("", text)
     text = _MD_TASK.sub(r"\1", text)  # "- [x] done": the box is not read
     text = _MD_FOOTNOTE.sub(lambda m: f"Footnote {m.group(1)}:" if m.group(1) else "", text)
