@@ -219,3 +219,25 @@ def test_words_in_capitals_are_read_as_words_not_spelled(phonemizer):
     # In ordinary text, acronyms stay acronyms.
     assert phonemizer("The US and NASA use an API.").count("ˈɛs") >= 1
     assert "ˌApˌiˈI" in phonemizer("The US and NASA use an API.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It is made of lead.",
+        "Old lead pipes and traces of lead in the water.",
+        "Lead poisoning from lead paint.",
+        "A lead-based paint, lead-free petrol.",
+    ],
+)
+def test_lead_the_metal_is_said_like_led(phonemizer, text):
+    # misaki has one "lead", the verb's ("leed"): the words around tell the metal.
+    unstressed = re.sub("[ˈˌ]", "", phonemizer(text))
+    assert "lɛd" in unstressed and "lid" not in unstressed, unstressed
+
+
+@pytest.mark.parametrize(
+    "text", ["Lead the way.", "Take the lead.", "This leads to that.", "The role of lead singer."]
+)
+def test_lead_the_verb_is_said_like_leed(phonemizer, text):
+    assert "ɛd" not in phonemizer(text)

@@ -8,6 +8,9 @@ word would be silently dropped). `OutOfVocabulary` is its fallback, tried in ord
 the word in lower case (misaki skips capitalised short proper nouns such as "Jerry"),
 letter by letter for vowel-less or all-capital words ("mp", "XKCD"), a split into known
 words ("blockchainify"), then our own letter-to-sound rules (letter_sounds.py). No GPL code.
+
+misaki has one pronunciation for "lead"; the metal is told from the verb by the words
+around it (`said_as_metal`).
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ class EnglishPhonemizer:
             capitals = sum(w.isupper() for w in words)
             shouted = capitals >= 3 and capitals >= 0.6 * len(words)
             text = _CAPITALS.sub(lambda m: self._uncapitalised(m.group(), shouted), text)
+            text = said_as_metal(text)
             phonemes, _tokens = self._g2p(text)
         return str(phonemes)
 
@@ -132,6 +136,33 @@ class EnglishPhonemizer:
 _CAPITALS = re.compile(r"\b[A-Z]{2,}(?:'[A-Z]{1,2})?\b")
 """Words in capitals (two letters or more)."""
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+
+_LEAD_AFTER_OF = re.compile(
+    r"(?i)(?<=\bof )lead\b(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|or|in|into|from|is|was|were|are|on|at|with)\b)"
+)
+"""'made of lead.', 'traces of lead in': the metal (not 'the role of lead singer')."""
+_LEAD_BEFORE_METAL_WORD = re.compile(
+    r"(?i)(?<![\w\[-])lead(?=\s+(?:pipes?|piping|poisoning|paints?|pollution|contamination|exposure|oxide|solder|ore)\b)"
+)
+_LEAD_COMPOUND = re.compile(r"(?i)(?<![\w\[-])lead(?=-(?:based|acid|lined|glazed)\b)")
+"""'lead-based': misaki said the verb's vowel; 'lead-free' it says right already."""
+METAL_LEAD = "l\u02c8\u025bd"
+"""The metal, "lˈɛd"; misaki has one pronunciation for "lead", the verb's ("lˈid")."""
+METAL_LEAD_IN_COMPOUND = "l\u02cc\u025bd"
+"""The metal as the first part of a compound: the stress is on the second, as misaki
+stresses "lead-acid"."""
+
+
+def said_as_metal(text: str) -> str:
+    """'lead' the metal where the words around say so ("made of lead", "lead pipes", "lead
+    poisoning", "lead-based paint"), in misaki's '[word](/phonemes/)' form; the verb and the
+    noun of leading ("lead the way", "take the lead", "leads to") stay as misaki says them."""
+    if "lead" not in text.lower():
+        return text
+    text = _LEAD_AFTER_OF.sub(lambda m: f"[{m.group()}](/{METAL_LEAD}/)", text)
+    text = _LEAD_BEFORE_METAL_WORD.sub(lambda m: f"[{m.group()}](/{METAL_LEAD}/)", text)
+    return _LEAD_COMPOUND.sub(lambda m: f"[{m.group()}](/{METAL_LEAD_IN_COMPOUND}/)", text)
+
 
 MIN_PART_LETTERS = 3
 """Shortest known word a longer unknown word may be split into ("sub", "box")."""
