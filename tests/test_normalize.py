@@ -64,7 +64,7 @@ CASES = {
         ("1,000,000 people", "one million people"),
         ("agent 007", "agent zero zero seven"),
         ("-4 and 42", "minus four and forty-two"),
-        ("v1.2.3", "v one point two point three"),
+        ("v1.2.3", "version one point two point three"),
         ("COVID-19", "COVID nineteen"),
     ],
     "currency": [
@@ -317,6 +317,22 @@ CASES = {
         ("Acme\u00ae and Foo\u2122 products", "Acme and Foo products"),  # after a name: not said
         ("Rated \u2605\u2605\u2605\u2605\u2606 by users", "Rated four out of five stars by users"),
         ("\u2605\u2605\u2605\u2605\u2605, a \u2605 next to it", "five stars, a star next to it"),
+    ],
+    "technical writing": [
+        ("at 50 MB/s it takes ~54 s.", "at fifty megabytes per second it takes about fifty-four seconds."),
+        ("a 100 Mbps link, 1 Gbps", "a one hundred megabits per second link, one gigabit per second"),
+        ("in 2s and 3s", "in two s and three s"),  # a plural, not seconds
+        (
+            "Your PIN is 0042, zip code 90210.",
+            "Your PIN is zero zero four two, zip code nine zero two one zero.",
+        ),
+        ("We shipped v2.4.1 today", "We shipped version two point four point one today"),
+        ("up 8% YoY and 2% QoQ", "up eight percent year over year and two percent quarter over quarter"),
+        ("Open Settings > Privacy > Location.", "Open Settings, Privacy, Location."),
+        ("Go to Edit > Find and Replace.", "Go to Edit, Find and Replace."),
+        ("If Count > Limit, stop.", "If Count greater than Limit, stop."),  # a comparison
+        ("Thanks :) see you ;-) soon :D", "Thanks see you soon"),
+        ("I <3 NY. Open C:/tmp, 8) last", "I love NY. Open C: tmp, eight) last"),
     ],
 }
 

@@ -35,6 +35,15 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Smith et al. (2020) found it. Then.", ["Smith et al. (2020) found it.", "Then."]),
         ("It was clear.1 Then it rained.", ["It was clear.1", "Then it rained."]),  # a PDF's note
         ("Version 2.1 Then", ["Version 2.1 Then"]),
+        ("We met on Nov. 12th. Then.", ["We met on Nov. 12th.", "Then."]),  # a month before a date
+        ("It was in Nov. The next one.", ["It was in Nov.", "The next one."]),
+        ("Call ext. 204 now. Built ca. 1850.", ["Call ext. 204 now.", "Built ca. 1850."]),
+        ("The U.S. GDP grew. Then it fell.", ["The U.S. GDP grew.", "Then it fell."]),
+        ("He lives in the U.S. The rest is fine.", ["He lives in the U.S.", "The rest is fine."]),
+        (
+            "The U.K. Parliament voted. In the U.K. It rained.",
+            ["The U.K. Parliament voted.", "In the U.K.", "It rained."],
+        ),
     ],
 )
 def test_sentences(text, expected):

@@ -162,6 +162,11 @@ _MD_LINK = re.compile(r"\[([^\]\n]{1,300})\]\([^)\s]*\)")
 _MD_STRONG = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,300}?)(?<=\S)\1")
 _MD_EM = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]+?)(?<=\S)\1(?![\w*])")
 _MD_CODE = re.compile(r"`+([^`\n]*)`+")
+_EMOTICON = re.compile(r"(?:(?<=\s)|^)(?:[:;=][-']?[()\[\]DPpO/|\\]|\^_?\^)(?=\s|$|[.,!?])")
+"""A face typed in characters, ":)", ";-)", ":D": not read (standing apart from words, so
+"C:/" and "8)" are left)."""
+_HEART = re.compile(r"(?:(?<=\s)|^)<3(?=\s|$|[.,!?])")
+""""I <3 it": love."""
 _MD_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+\u2022][ \t]+|\d{1,2}[.)][ \t]+)")
 _MD_FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.M)
 _MD_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
@@ -215,6 +220,8 @@ def drop_markup(text: str) -> str:
     text = _MD_EM.sub(r"\2", text)
     text = _MD_CODE.sub(r"\1", text)
     text = _PDF_NOTE.sub("", text)
+    text = _EMOTICON.sub(" ", text)
+    text = _HEART.sub("love", text)
     if "[" in text:
         text = _CITATION.sub("", text)
     return _end_marked_lines(text)
@@ -416,8 +423,22 @@ _PER = re.compile(
 """A slash before a unit of a rate ("cents/month", "requests/s", "km/h"): "per"."""
 _PER_UNIT = re.compile(r"(?<=\bper )(" + "|".join(_PER_UNITS) + r")\b")
 
+_MENU_ITEM = r"[A-Z][\w-]*(?: (?:and |or |of |to )?[A-Z][\w-]*){0,2}"
+_MENU_PATH = re.compile(
+    rf"\b(?:{_MENU_ITEM}(?: > {_MENU_ITEM}){{2,}}"
+    r"|(?:Settings|Preferences|Options|Tools|File|Edit|View|Menu|System|Control Panel|Start|Window|Help)"
+    rf"(?: > {_MENU_ITEM})+)\b"
+)
+"""Menu items joined by ">", three or more, or after a menu's usual first item."""
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER, " per "),
+    # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
+    # "greater than" (a comparison of two names, "Count > Limit", stays one).
+    (_MENU_PATH, lambda m: re.sub(r" ?> ?", ", ", m.group())),
+    (re.compile(r"\bYoY\b"), "year over year"),
+    (re.compile(r"\bQoQ\b"), "quarter over quarter"),
+    (re.compile(r"\bMoM\b"), "month over month"),
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
     (re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*(?:[\s=.,;:)]|$))"), " dash dash "),  # "--verbose"

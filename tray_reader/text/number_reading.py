@@ -267,6 +267,16 @@ _UNITS = {
     "MB": ("megabyte", "megabytes"),
     "GB": ("gigabyte", "gigabytes"),
     "TB": ("terabyte", "terabytes"),
+    "KB/s": ("kilobyte per second", "kilobytes per second"),
+    "kB/s": ("kilobyte per second", "kilobytes per second"),
+    "MB/s": ("megabyte per second", "megabytes per second"),
+    "GB/s": ("gigabyte per second", "gigabytes per second"),
+    "kbps": ("kilobit per second", "kilobits per second"),
+    "Kbps": ("kilobit per second", "kilobits per second"),
+    "Mbps": ("megabit per second", "megabits per second"),
+    "Mbit/s": ("megabit per second", "megabits per second"),
+    "Gbps": ("gigabit per second", "gigabits per second"),
+    "Gbit/s": ("gigabit per second", "gigabits per second"),
     "Hz": ("hertz", "hertz"),
     "kHz": ("kilohertz", "kilohertz"),
     "MHz": ("megahertz", "megahertz"),
@@ -329,6 +339,16 @@ _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
+_VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w))")
+"""The "v" of "v2.4.1": version."""
+_SECONDS = re.compile(r"(?<![\w.])(-?)(" + _NUM + r") s(?=[.,;:!?)]?(?:\s|$))")
+"""A number of seconds with the unit's symbol after a space, "it takes 54 s." (not "5s",
+which may be a plural: "in 2s and 3s")."""
+_DIGIT_CODE = re.compile(
+    r"(?i)\b((?:PIN|passcode|OTP|CVV|CVC|zip(?: code)?|postcode|postal code|verification code|security code)"
+    r"(?:\s+(?:is|was))?[\s:#]+)(\d{3,10})\b(?![.,]\d)"
+)
+"""A code that is said digit by digit, "PIN 4821", "zip code 90210"."""
 _SERVICE_NUMBER = re.compile(
     r"(?i)\b((?:call|dial|ring|phone|text)\s+)(911|999|112|000|111|988|[2-8]11)\b(?![.,]\d)"
 )
@@ -478,7 +498,9 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
+    text = _VERSION_MARK.sub("version ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
+    text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
@@ -510,6 +532,9 @@ def read_numbers(text: str) -> str:
     text = _DEGREES.sub(_degrees, text)
     text = _PERCENT.sub(_percent, text)
     text = _UNIT.sub(_unit, text)
+    text = _SECONDS.sub(
+        lambda m: f"{_signed(m.group(1), m.group(2))} {_quantity(m.group(2), 'second', 'seconds')}", text
+    )
     text = _EARLY_YEAR.sub(lambda m: m.group(1) + numwords.year(int(m.group(2))), text)
     text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
     text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)

@@ -83,6 +83,63 @@ _NO_BREAK_AFTER = frozenset(
     ]
 )
 """Abbreviations whose dot rarely ends a sentence ('Dr. Smith', 'e.g. this')."""
+_NO_BREAK_BEFORE_NUMBER = frozenset(
+    ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "ext", "tel", "ca"]
+)
+"""Abbreviations whose dot does not end a sentence when a number follows ('Nov. 12',
+'ext. 204', 'ca. 1850'); before a word it may ('in Nov. The next')."""
+_SENTENCE_STARTERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "we",
+        "they",
+        "i",
+        "you",
+        "there",
+        "here",
+        "his",
+        "her",
+        "their",
+        "our",
+        "my",
+        "but",
+        "and",
+        "so",
+        "yet",
+        "or",
+        "then",
+        "now",
+        "in",
+        "on",
+        "at",
+        "for",
+        "if",
+        "when",
+        "while",
+        "after",
+        "before",
+        "as",
+        "since",
+        "although",
+        "however",
+        "meanwhile",
+        "still",
+        "also",
+    ]
+)
+"""Words that often begin a sentence: after "U.S." one of these starts a new sentence, any
+other capitalised word ("U.S. Senate", "U.S. GDP") is the name the acronym qualifies."""
+_DOTTED_ACRONYM = re.compile(r"(?:[A-Za-z]\.){2,}$")
 
 
 def paragraphs(text: str) -> Iterator[str]:
@@ -102,6 +159,12 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     following = text[m.end() : m.end() + 1]
     if before in _NO_BREAK_AFTER and (following.isalnum() or following == "("):
         return False  # "Dr. Smith", "No. 5", "et al. (2020)"; but "on Elm St. **Next**" ends there
+    if before in _NO_BREAK_BEFORE_NUMBER and following.isdigit():
+        return False  # "Nov. 12", "ext. 204"
+    if word and _DOTTED_ACRONYM.search(word.group(0)) and following.isupper():
+        next_word = re.match(r"[A-Za-z']+", text[m.end() : m.end() + 20])
+        if next_word and next_word.group().lower() not in _SENTENCE_STARTERS:
+            return False  # "the U.S. Senate", "U.S. GDP"; but "in the U.S. The next"
     if len(before) == 1 and before.isalpha() and m.group().startswith("."):
         return False  # an initial: "J. R. R. Tolkien"
     # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
