@@ -333,6 +333,16 @@ CASES = {
         ("If Count > Limit, stop.", "If Count greater than Limit, stop."),  # a comparison
         ("Thanks :) see you ;-) soon :D", "Thanks see you soon"),
         ("I <3 NY. Open C:/tmp, 8) last", "I love NY. Open C: tmp, eight) last"),
+        ("In src/lib.rs, Cargo has it", "In src slash lib dot rs, Cargo has it"),
+        (
+            "edit ~/.config/tray-reader/settings.toml",
+            "edit home slash dot config slash tray reader slash settings dot toml",
+        ),
+        ("see ./run.sh and /usr/bin/env", "see dot slash run dot sh and slash usr slash bin slash env"),
+        ("Rename notes.txt to Node.js.", "Rename notes dot txt to Node dot js."),
+        ("and/or he/she/they, yes/no, TCP/IP", "and or he or she or they, yes or no, TCP or IP"),  # not paths
+        ("Press \u2190 or \u2192 to move, A \u2192 B", "Press left arrow or right arrow to move, A to B"),
+        ("Press / to search, press ? for help", "Press slash to search, press question mark for help"),
     ],
 }
 

@@ -74,7 +74,7 @@ _CHAR_MAP = str.maketrans(
     }
 )
 
-_KEPT_SYMBOLS = frozenset("°€£¥¢×÷±§–—≥≤≠≈→")
+_KEPT_SYMBOLS = frozenset("°€£¥¢×÷±§–—≥≤≠≈→←↑↓")
 """Non-ASCII symbols a later rule reads aloud."""
 
 
@@ -327,12 +327,48 @@ def _url(m: re.Match[str]) -> str:
     return _speak_parts("/".join(segments), "./_") + tail
 
 
+_FILE_TYPES = (
+    "txt|md|rst|html?|pdf|epub|rs|py|js|mjs|ts|tsx|jsx|toml|json|ya?ml|csv|tsv|png|jpe?g|gif|svg|webp"
+    "|docx?|odt|xlsx?|ods|pptx?|zip|tar|gz|tgz|xz|sh|bash|c|h|cc|cpp|hpp|java|kt|go|rb|php|css|scss"
+    "|xml|ini|cfg|conf|log|lock|mp3|wav|ogg|flac|mp4|mkv|webm|exe|msi|deb|rpm|desktop|service|so|dll"
+)
+_FILE_NAME = re.compile(rf"(?<![\w./\\-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_TYPES})(?![\w/-]|\.\w)")
+"""A file name with a known ending, "index.html", "settings.toml": its dots are said."""
+_PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/?(?:[\w.-]+/)+[\w.-]*\w")
+"""A run of names joined by slashes, checked by `_is_path`: "src/lib.rs", "~/.config/app"."""
+
+
+def _is_path(run: str) -> bool:
+    """Whether a run of names joined by slashes is a file's path (not "and/or", "he/she/they",
+    "km/h" or a date): it starts at the root, home or here, ends in a file name, has three
+    slashes or more, or two with a part only a path would have."""
+    if not re.search(r"[A-Za-z]", run):
+        return False
+    if run.startswith(("/", "~/", "./", "../")) or _FILE_NAME.fullmatch(run.rsplit("/", 1)[-1]):
+        return True
+    slashes = run.count("/")
+    return slashes >= 3 or (slashes == 2 and re.search(r"[._\d-]", run) is not None)
+
+
+def _path(m: re.Match[str]) -> str:
+    run = m.group()
+    if not _is_path(run):
+        return run
+    run = run.replace("~/", "home/", 1) if run.startswith("~/") else run
+    return _speak_parts(run, "./_")
+
+
 def read_addresses(text: str) -> str:
-    """jane.doe@example.org -> 'jane dot doe at example dot org'; URLs without scheme or query."""
+    """jane.doe@example.org -> 'jane dot doe at example dot org'; URLs without scheme or
+    query; file paths and names ("src/lib.rs": src slash lib dot rs)."""
     if "@" in text:
         text = _EMAIL.sub(_email, text)
     if "." in text:
         text = _URL.sub(_url, text)
+    if "/" in text:
+        text = _PATH.sub(_path, text)
+    if "." in text:
+        text = _FILE_NAME.sub(lambda m: _speak_parts(m.group(), "._"), text)
     return text
 
 
@@ -431,6 +467,24 @@ _MENU_PATH = re.compile(
 )
 """Menu items joined by ">", three or more, or after a menu's usual first item."""
 
+_KEY_NAMES = {
+    "/": "slash",
+    "?": "question mark",
+    "\\": "backslash",
+    "|": "vertical bar",
+    "=": "equals",
+    "+": "plus",
+    "*": "star",
+    "~": "tilde",
+    "^": "caret",
+    "#": "hash",
+    "-": "minus",
+    ".": "period",
+    ",": "comma",
+}
+_KEY = re.compile(r"\b((?:[Pp]ress|[Hh]it|[Tt]ype|[Kk]ey|or) )([/?\\|=+*~^#.,-])(?= )")
+"""A key standing alone after "press", "type" or "or" ("press / to search"): its name."""
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER, " per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
@@ -443,6 +497,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
     (re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*(?:[\s=.,;:)]|$))"), " dash dash "),  # "--verbose"
     (re.compile(r"(?<![\w-])-(?=[a-zA-Z]{1,3}(?:[\s.,;:)]|$))"), " dash "),  # "-v", "-la"
+    (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),
@@ -458,6 +513,12 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<=[\w)]) < (?=[\w(-])"), " less than "),  # spaced: not a tag
     (re.compile(r"(?<=[\w)]) > (?=[\w(-])"), " greater than "),
     (re.compile(r"\s*≈\s*"), " approximately "),
+    # Arrow keys ("press ← or →"); an arrow between two things is "to".
+    (re.compile(r"\s*←\s*"), " left arrow "),
+    (re.compile(r"\s*↑\s*"), " up arrow "),
+    (re.compile(r"\s*↓\s*"), " down arrow "),
+    (re.compile(r"\b((?:or|and|[Pp]ress)) →"), r"\1 right arrow "),
+    (re.compile(r"→(?= (?:or|and|keys?)\b)"), " right arrow "),
     (re.compile(r"\s*→\s*"), " to "),
     (re.compile(r"§\s*"), " section "),
     (re.compile(r"\band/or\b"), "and or"),
