@@ -344,6 +344,20 @@ CASES = {
         ("Press \u2190 or \u2192 to move, A \u2192 B", "Press left arrow or right arrow to move, A to B"),
         ("Press / to search, press ? for help", "Press slash to search, press question mark for help"),
     ],
+    "recipes, rules and chat": [
+        (
+            "Mix 2 1/2 cups flour, 1 tsp. salt, 3 tbsp butter",
+            "Mix two and a half cups flour, one teaspoon salt, three tablespoons butter",
+        ),
+        ("1 3/4 inch, 2 1/3 cups", "one and three quarters inch, two and a third cups"),
+        (
+            "S.I. 2019/123 and case 17/2023",
+            "S.I. twenty nineteen slash one hundred twenty-three and case seventeen slash twenty twenty-three",
+        ),
+        ("see Art. 5 and Eq. (4)", "see Article five and equation (four)"),
+        ("Open Mon\u2013Fri, Sat - Sun closed", "Open Monday to Friday, Saturday to Sunday closed"),
+        ("tea w/o sugar, w/ milk, in 5 mins", "tea without sugar, with milk, in five minutes"),
+    ],
 }
 
 

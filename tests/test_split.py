@@ -44,6 +44,9 @@ from tray_reader.text.sentences import Boundary, RawSentence
             "The U.K. Parliament voted. In the U.K. It rained.",
             ["The U.K. Parliament voted.", "In the U.K.", "It rained."],
         ),
+        ("Under S.I. 2019/123 and Art. 5 it applies.", ["Under S.I. 2019/123 and Art. 5 it applies."]),
+        ("See 42 U.S.C. \u00a7 1983 now.", ["See 42 U.S.C. \u00a7 1983 now."]),
+        ("ok ok.\nlol thats fine", ["ok ok.", "lol thats fine"]),  # a new line after a full stop
     ],
 )
 def test_sentences(text, expected):

@@ -410,14 +410,15 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Cc]f\.", "compare"),
     _abbrev(r"\b[Aa]pprox\.", "approximately"),
     _abbrev(r"\b[Ii]ncl\.", "including"),
-    _abbrev(r"\b[Ff]ig\.(?=\s*\d)", "figure"),
-    _abbrev(r"\bpp\.(?=\s*\d)", "pages"),
+    _abbrev(r"\b[Ff]ig\.(?=\s*\(?\d)", "figure"),
+    _abbrev(r"\bpp\.(?=\s*\(?\d)", "pages"),
     _abbrev(r"\b[Ee]xt\.(?=\s*\d)", "extension"),
-    _abbrev(r"\bp\.(?=\s*\d)", "page"),
-    _abbrev(r"\b[Cc]h\.(?=\s*\d)", "chapter"),
-    _abbrev(r"\b[Vv]ol\.(?=\s*\d)", "volume"),
-    _abbrev(r"\b[Ee]q\.(?=\s*\d)", "equation"),
-    _abbrev(r"\b[Ss]ec\.(?=\s*\d)", "section"),
+    _abbrev(r"\bp\.(?=\s*\(?\d)", "page"),
+    _abbrev(r"\b[Cc]h\.(?=\s*\(?\d)", "chapter"),
+    _abbrev(r"\b[Vv]ol\.(?=\s*\(?\d)", "volume"),
+    _abbrev(r"\b[Ee]q\.(?=\s*\(?\d)", "equation"),
+    _abbrev(r"\b[Ss]ec\.(?=\s*\(?\d)", "section"),
+    _abbrev(r"\bArt\.(?=\s*\d)", "Article"),
     _abbrev(r"\bNo\.(?=\s*\d)", "number"),
     _abbrev(r"\bno\.(?=\s*\d)", "number"),
 ]
@@ -467,6 +468,22 @@ _MENU_PATH = re.compile(
 )
 """Menu items joined by ">", three or more, or after a menu's usual first item."""
 
+_DAYS = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "tues": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "thur": "Thursday",
+    "thurs": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+_DAY = r"(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?"
+_DAY_RANGE = re.compile(rf"(?i:\b{_DAY}\s?[\u2013-]\s?{_DAY})(?!\w)")
+"""Days from one to another, "Mon–Fri", "Sat - Sun"."""
+
 _KEY_NAMES = {
     "/": "slash",
     "?": "question mark",
@@ -498,6 +515,9 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*(?:[\s=.,;:)]|$))"), " dash dash "),  # "--verbose"
     (re.compile(r"(?<![\w-])-(?=[a-zA-Z]{1,3}(?:[\s.,;:)]|$))"), " dash "),  # "-v", "-la"
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
+    (_DAY_RANGE, lambda m: f"{_DAYS[m.group(1).lower()]} to {_DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
+    (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
+    (re.compile(r"\b[Ww]/(?=\s)"), "with"),
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),

@@ -286,6 +286,11 @@ _UNITS = {
     "kWh": ("kilowatt hour", "kilowatt hours"),
     "V": ("volt", "volts"),
     "ms": ("millisecond", "milliseconds"),
+    "tsp": ("teaspoon", "teaspoons"),
+    "tbsp": ("tablespoon", "tablespoons"),
+    "Tbsp": ("tablespoon", "tablespoons"),
+    "mins": ("minute", "minutes"),
+    "secs": ("second", "seconds"),
     "px": ("pixel", "pixels"),
     "sec": ("second", "seconds"),
     "min": ("minute", "minutes"),
@@ -298,8 +303,10 @@ _UNIT = re.compile(
     + _NUM
     + r")\s?("
     + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-    + r")(?![\w/])"
+    + r")(?![\w/])(\.(?=\s+[a-z]))?"
 )
+"""A number and its unit's symbol; a dot after the symbol is its abbreviation's when the
+sentence goes on ("1 tsp. salt")."""
 
 
 def _signed(minus: str, amount: str) -> str:
@@ -321,7 +328,7 @@ def _percent(m: re.Match[str]) -> str:
 
 
 def _unit(m: re.Match[str]) -> str:
-    minus, amount, unit = m.groups()
+    minus, amount, unit, _dot = m.groups()
     return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}"
 
 
@@ -337,6 +344,10 @@ _EARLY_YEAR = re.compile(
 follows ("in 1024 bytes")."""
 _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
+_MIXED_NUMBER = re.compile(r"(?<![\w/.])(\d{1,3}) (\d{1,2})/(\d{1,2})(?![\w/]|\.\d)")
+"""A whole number and a fraction, "2 1/2 cups": two and a half."""
+_NUMBERED = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/]|\.\d)")
+"""Two numbers joined by a slash that are no fraction, "S.I. 2019/123", "case 17/2023"."""
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
 _VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w))")
@@ -467,6 +478,19 @@ def _decade(m: re.Match[str]) -> str:
     return numwords.plural(numwords.cardinal(int(tens)))
 
 
+def _mixed_number(m: re.Match[str]) -> str:
+    whole, num, den = m.group(1), int(m.group(2)), int(m.group(3))
+    if not 0 < num < den or den > 16:
+        return m.group()
+    if den in _DENOMINATORS:
+        one, many = _DENOMINATORS[den]
+        part = f"a {one}" if num == 1 else f"{numwords.cardinal(num)} {many}"
+    else:
+        name = numwords.ordinal(den)
+        part = f"a {name}" if num == 1 else f"{numwords.cardinal(num)} {numwords.plural(name)}"
+    return f"{numwords.number(whole)} and {part}"
+
+
 def _fraction(m: re.Match[str]) -> str:
     num, den = int(m.group(1)), int(m.group(2))
     if num == den:
@@ -519,6 +543,9 @@ def read_numbers(text: str) -> str:
     ):
         text = rx.sub(sub, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _NUMBERED.sub(
+        lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
+    )
     text = _GROUPED_DIGITS.sub(_grouped_digits, text)
     text = _LONG_ID.sub(lambda m: numwords.digits(m.group()), text)
     text = _MIXED_CODE.sub(_mixed_code, text)
@@ -541,6 +568,7 @@ def read_numbers(text: str) -> str:
     text = _TIMES.sub(r"\1 times", text)
     text = _FACTOR_AUTHENTICATION.sub(" F A", text)
     text = _DIGIT_LETTER.sub(" ", text)
+    text = _MIXED_NUMBER.sub(_mixed_number, text)
     text = _FRACTION.sub(_fraction, text)
     text = _VERSION.sub(lambda m: " point ".join(numwords.number(p) for p in m.group().split(".")), text)
     text = _LEADING_POINT.sub(lambda m: f"point {numwords.digits(m.group(1))}", text)

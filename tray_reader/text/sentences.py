@@ -84,7 +84,24 @@ _NO_BREAK_AFTER = frozenset(
 )
 """Abbreviations whose dot rarely ends a sentence ('Dr. Smith', 'e.g. this')."""
 _NO_BREAK_BEFORE_NUMBER = frozenset(
-    ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "ext", "tel", "ca"]
+    [
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "ext",
+        "tel",
+        "ca",
+        "art",
+    ]
 )
 """Abbreviations whose dot does not end a sentence when a number follows ('Nov. 12',
 'ext. 204', 'ca. 1850'); before a word it may ('in Nov. The next')."""
@@ -139,7 +156,7 @@ _SENTENCE_STARTERS = frozenset(
 )
 """Words that often begin a sentence: after "U.S." one of these starts a new sentence, any
 other capitalised word ("U.S. Senate", "U.S. GDP") is the name the acronym qualifies."""
-_DOTTED_ACRONYM = re.compile(r"(?:[A-Za-z]\.){2,}$")
+_DOTTED_ACRONYM = re.compile(r"(?:[A-Z]\.){2,}$")
 
 
 def paragraphs(text: str) -> Iterator[str]:
@@ -161,10 +178,15 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
         return False  # "Dr. Smith", "No. 5", "et al. (2020)"; but "on Elm St. **Next**" ends there
     if before in _NO_BREAK_BEFORE_NUMBER and following.isdigit():
         return False  # "Nov. 12", "ext. 204"
-    if word and _DOTTED_ACRONYM.search(word.group(0)) and following.isupper():
+    if word and _DOTTED_ACRONYM.search(word.group(0)):
+        # "the U.S. Senate", "U.S. GDP", "S.I. 2019/123", "42 U.S.C. § 1983"; but "in the
+        # U.S. The next" ends there.
         next_word = re.match(r"[A-Za-z']+", text[m.end() : m.end() + 20])
-        if next_word and next_word.group().lower() not in _SENTENCE_STARTERS:
-            return False  # "the U.S. Senate", "U.S. GDP"; but "in the U.S. The next"
+        return (
+            next_word is not None and next_word.group().lower() in _SENTENCE_STARTERS and following.isupper()
+        )
+    if "\n" in m.group() and before not in _NO_BREAK_AFTER and "." not in before:
+        return True  # a line after a full stop begins anew, whatever its case ("ok.\nlol")
     if len(before) == 1 and before.isalpha() and m.group().startswith("."):
         return False  # an initial: "J. R. R. Tolkien"
     # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
