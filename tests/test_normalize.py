@@ -358,6 +358,25 @@ CASES = {
         ("Open Mon\u2013Fri, Sat - Sun closed", "Open Monday to Friday, Saturday to Sunday closed"),
         ("tea w/o sugar, w/ milk, in 5 mins", "tea without sugar, with milk, in five minutes"),
     ],
+    "encyclopedia and business": [
+        (
+            "Einstein (/\u02c8a\u026ansta\u026an/; German: [\u02c8alb\u025b\u0250t]; 14 March 1879 \u2013 18 April 1955) was",
+            "Einstein (German; the fourteenth of March, eighteen seventy-nine, to the eighteenth of April, "
+            "nineteen fifty-five) was",
+        ),
+        ("(2019 est.), c. 20 million", "(twenty nineteen estimate), circa twenty million"),
+        ("1,234 m a.s.l. today", "one thousand two hundred thirty-four meters above sea level today"),
+        (
+            "FY2023 P/E ratio, EPS $3.10/share",
+            "F Y twenty twenty-three P E ratio, EPS three dollars and ten cents per share",
+        ),
+        (
+            "On 2024-03-15T10:30:00Z it failed",
+            "On the fifteenth of March, twenty twenty-four, at ten thirty UTC it failed",
+        ),
+        ("retry after 30s, in his 30s", "retry after thirty seconds, in his thirties"),
+        ("Jan 5\u00b0, Mar 3%", "Jan five degrees, Mar three percent"),
+    ],
 }
 
 

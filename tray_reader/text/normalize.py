@@ -74,6 +74,9 @@ _CHAR_MAP = str.maketrans(
     }
 )
 
+_IPA = re.compile(r"[/\[][^/\[\]\n]{0,80}?[\u0250-\u02ff][^/\[\]\n]{0,80}?[/\]]")
+"""A pronunciation in phonetic letters, "/ˈaɪnstaɪn/", "[ˈalbɛɐt]": not read."""
+
 _KEPT_SYMBOLS = frozenset("°€£¥¢×÷±§–—≥≤≠≈→←↑↓")
 """Non-ASCII symbols a later rule reads aloud."""
 
@@ -221,6 +224,8 @@ def drop_markup(text: str) -> str:
     text = _MD_CODE.sub(r"\1", text)
     text = _PDF_NOTE.sub("", text)
     text = _EMOTICON.sub(" ", text)
+    if "/" in text or "[" in text:
+        text = _IPA.sub(" ", text)
     text = _HEART.sub("love", text)
     if "[" in text:
         text = _CITATION.sub("", text)
@@ -419,6 +424,9 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Ee]q\.(?=\s*\(?\d)", "equation"),
     _abbrev(r"\b[Ss]ec\.(?=\s*\(?\d)", "section"),
     _abbrev(r"\bArt\.(?=\s*\d)", "Article"),
+    _abbrev(r"\b[Cc]a?\.(?=\s*\d)", "circa"),
+    _abbrev(r"\b[Ee]st\.(?=\))", "estimate"),
+    _abbrev(r"\ba\.s\.l\.", "above sea level", can_end=True),
     _abbrev(r"\bNo\.(?=\s*\d)", "number"),
     _abbrev(r"\bno\.(?=\s*\d)", "number"),
 ]
@@ -454,7 +462,8 @@ _PER_UNITS = {
     "gal": "gallon",
 }
 _PER = re.compile(
-    r"(?<=[A-Za-z])/(?=(?:month|year|week|day|night|hour|minute|second|person|head|user|seat|"
+    r"(?<=[A-Za-z])/(?=(?:month|year|week|day|night|hour|minute|second|person|head|user|seat|share|unit|"
+    r"item|piece|copy|ticket|licen[cs]e|device|serving|session|lesson|ride|trip|visit|"
     r"page|mile|" + "|".join(_PER_UNITS) + r")\b)"
 )
 """A slash before a unit of a rate ("cents/month", "requests/s", "km/h"): "per"."""
@@ -517,6 +526,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (_DAY_RANGE, lambda m: f"{_DAYS[m.group(1).lower()]} to {_DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
+    (re.compile(r"\b([A-Z])/([A-Z])\b"), r"\1 \2"),  # "A/B testing", "I/O", "P/E"
     (re.compile(r"\b[Ww]/(?=\s)"), "with"),
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
@@ -564,6 +574,8 @@ def tidy_spacing(text: str) -> str:
     text = re.sub(r"\(\s*\)|\"\s*\"", " ", text)
     text = re.sub(r" +(?=[,.;:!?)\u2026])", "", text)
     text = re.sub(r"([,;:])(?=[.!?])", "", text)
+    text = re.sub(r"[,;:](?=\s*[,;:])", "", text)  # what was between them was not read
+    text = re.sub(r"\(\s*[,;:]\s*", "(", text)
     text = re.sub(r"(?<=\() +", "", text)
     text = re.sub(r"  +", " ", text)
     return text.strip().lstrip(",.;:!?) ").strip()

@@ -194,8 +194,14 @@ _MONTH = (
 )
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
 _DAY_MONTH_YEAR = re.compile(rf"\b([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b")
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d)(?:,?\s+(\d{{4}})\b)?")
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b{_MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d|\s?[°%])(?:,?\s+(\d{{4}})\b)?"
+)
 _ISO_DATE = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
+_ISO_DATE_TIME = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):([0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?(?![\w:])"
+)
+"""A timestamp, "2024-03-15T10:30:00Z": the date, then the time to the minute and its zone."""
 _MONTH_NAMES = list(dict.fromkeys(_MONTHS.values()))
 
 
@@ -231,6 +237,16 @@ def _month_day_year(m: re.Match[str]) -> str:
     if not 1 <= int(day) <= 31:
         return m.group()
     return f"{_month(month)} {numwords.ordinal(int(day))}" + _year_tail(m, year)
+
+
+def _iso_date_time(m: re.Match[str]) -> str:
+    date, hours, minutes, zone = m.groups()
+    if zone in (None, "Z"):
+        zone = " UTC" if zone else ""
+    else:
+        offset = int(zone[1:3]) + int(zone[-2:]) / 60
+        zone = "" if offset == 0 else f" UTC {'plus' if zone[0] == '+' else 'minus'} {offset:g}"
+    return f"{date} at {hours}:{minutes}{zone}"
 
 
 def _iso_date(m: re.Match[str]) -> str:
@@ -333,6 +349,14 @@ def _unit(m: re.Match[str]) -> str:
 
 
 _DECADE = re.compile(r"(?<![\w'])(1\d|20)?(\d0)'?s\b")
+_SECONDS_NOT_DECADE = re.compile(
+    r"\b(?:after|every|within|wait|waits|waited|timeout|took|takes?|lasts?|for)\s+$", re.I
+)
+"""Before "30s", a word that makes it seconds ("retry after 30s"), not a decade ("the 30s")."""
+_SPACED_RANGE = re.compile(r"(?<=\d) [\u2013\u2014] (?=\d)")
+"""A spaced dash between two numbers or dates, "14 March 1879 – 18 April 1955": to."""
+_FISCAL_YEAR = re.compile(r"\bFY\s?(\d{4}|\d{2})\b")
+"""A fiscal year, "FY2023", "FY23"."""
 _SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
 _YEAR = re.compile(r"(?<![\w.,$€£¥-])(1[1-9]\d\d|20\d\d)(?![\w%]|[.,]\d)")
 _EARLY_YEAR = re.compile(
@@ -475,6 +499,8 @@ def _decade(m: re.Match[str]) -> str:
     century, tens = m.groups()
     if century:
         return numwords.plural(numwords.year(int(century + tens)))
+    if _SECONDS_NOT_DECADE.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return f"{numwords.cardinal(int(tens))} seconds"
     return numwords.plural(numwords.cardinal(int(tens)))
 
 
@@ -529,6 +555,9 @@ def read_numbers(text: str) -> str:
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
     text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
+    text = _ISO_DATE_TIME.sub(_iso_date_time, text)
+    text = _SPACED_RANGE.sub(" to ", text)
+    text = _FISCAL_YEAR.sub(lambda m: "F Y " + (numwords.year(int(m[1])) if len(m[1]) == 4 else m[1]), text)
     for rx, sub in (
         (_CURRENCY, _symbol_money),
         (_CODE_FIRST, _money),
