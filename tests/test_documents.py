@@ -114,7 +114,7 @@ def test_plain_text_paragraphs(tmp_path):
     txt.write_text("Title line\n\nOne paragraph\nover two lines.\n\n\nAnother.\n", encoding="utf-8")
     assert load_document(txt).chapters[0].blocks == (
         "Title line",
-        "One paragraph over two lines.",
+        "One paragraph\nover two lines.",  # read as one sentence (tests/test_split.py)
         "Another.",
     )
 

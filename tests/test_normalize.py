@@ -170,7 +170,7 @@ CASES = {
         ("| Name | Age |\n|------|:---:|\n| Alice | 30 |", "Name, Age. Alice, thirty."),
         ("- [x] done task\n- [ ] open task", "done task. open task."),
         ("Footnote[^1] here.\n\n[^1]: The note.", "Footnote here. Footnote one: The note."),
-        ("a | b", "a b"),
+        ("a | b", "a, b"),  # one pipe: no table, a pause between its parts
     ],
     "tables and approximations": [
         (
@@ -359,6 +359,11 @@ CASES = {
         ("tea w/o sugar, w/ milk, in 5 mins", "tea without sugar, with milk, in five minutes"),
     ],
     "encyclopedia and business": [
+        (
+            "Book room 4B for 2-3pm, 10\u201311 a.m.",
+            "Book room four B for two to three PM, ten to eleven AM.",
+        ),
+        ("Jane Doe | Senior PM | ACME Corp.", "Jane Doe, Senior PM, ACME Corp."),
         (
             "Einstein (/\u02c8a\u026ansta\u026an/; German: [\u02c8alb\u025b\u0250t]; 14 March 1879 \u2013 18 April 1955) was",
             "Einstein (German; the fourteenth of March, eighteen seventy-nine, to the eighteenth of April, "

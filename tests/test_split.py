@@ -47,6 +47,16 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Under S.I. 2019/123 and Art. 5 it applies.", ["Under S.I. 2019/123 and Art. 5 it applies."]),
         ("See 42 U.S.C. \u00a7 1983 now.", ["See 42 U.S.C. \u00a7 1983 now."]),
         ("ok ok.\nlol thats fine", ["ok ok.", "lol thats fine"]),  # a new line after a full stop
+        # Lines without punctuation: a wrapped line runs on; a list item, a field or a short
+        # line before a capital is a unit of its own.
+        (
+            "It runs on and on for a long while until the\nend of it.",
+            ["It runs on and on for a long while until the\nend of it."],
+        ),
+        ("Items:\n- one\n- two\n2) three", ["Items:", "- one", "- two", "2) three"]),
+        ("From: Jane\nTo: Team\nSubject: the plan", ["From: Jane", "To: Team", "Subject: the plan"]),
+        ("Roses are red\nViolets are blue", ["Roses are red", "Violets are blue"]),
+        ("He met\njohn there. She met the\nTeam.", ["He met\njohn there.", "She met the\nTeam."]),
     ],
 )
 def test_sentences(text, expected):

@@ -58,7 +58,12 @@ def _read_bytes(path: Path, limit: int) -> bytes:
 
 
 def _plain(path: Path, text: str) -> tuple[Chapter, ...]:
-    blocks = [re.sub(r"\s+", " ", b).strip() for b in re.split(r"\n[ \t\f\v\r]*\n", text)]
+    """Blocks between blank lines; their lines are kept (the sentence splitter tells a
+    wrapped line from a list item, a field or a short line of its own)."""
+    blocks = [
+        "\n".join(" ".join(line.split()) for line in b.splitlines() if line.strip())
+        for b in re.split(r"\n[ \t\f\v\r]*\n", text)
+    ]
     return (Chapter(path.stem, tuple(b for b in blocks if b)),)
 
 

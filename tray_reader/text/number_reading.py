@@ -142,6 +142,8 @@ def _phone(m: re.Match[str]) -> str:
 _AMPM = r"(?:\s?([AaPp])\.?\s?[Mm]\b\.?)"
 _TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)(?::([0-5]\d))?" + _AMPM + "?")
 _HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])" + _AMPM)
+_HOUR_RANGE = re.compile(r"\b(1[0-2]|0?[1-9])\s?[-\u2013]\s?(?=(?:1[0-2]|0?[1-9])" + _AMPM + ")")
+"""The first hour of a range whose second has am/pm, "2-3pm", "10–11 a.m.": to."""
 _DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)()" + _AMPM)
 """British '9.30 pm' (only with am/pm: otherwise it is a decimal)."""
 _TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)")
@@ -556,6 +558,7 @@ def read_numbers(text: str) -> str:
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
     text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
     text = _ISO_DATE_TIME.sub(_iso_date_time, text)
+    text = _HOUR_RANGE.sub(r"\1 to ", text)
     text = _SPACED_RANGE.sub(" to ", text)
     text = _FISCAL_YEAR.sub(lambda m: "F Y " + (numwords.year(int(m[1])) if len(m[1]) == 4 else m[1]), text)
     for rx, sub in (

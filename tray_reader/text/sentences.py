@@ -217,11 +217,53 @@ def _paragraph_sentences(paragraph: str) -> Iterator[str]:
     yield from _bounded(paragraph[start:])
 
 
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,3}[.)]|[a-z][)])[ \t]+\S")
+"""A line that is a list item ("- item", "• item", "1. item", "a) item")."""
+_FIELD = re.compile(r"[ \t]*[A-Z][\w-]{0,20}:[ \t]")
+"""A line that is a labelled field ("To: Team", "Subject: …", "M: +44 …")."""
+SHORT_LINE = 40
+"""A line this short, with no punctuation at its end, before a line that begins with a
+capital, is a unit of its own (a heading, an address line, a signature, a verse)."""
+_RUNS_ON = re.compile(
+    r"(?:[,;:\-\u2013\u2014]|\b(?:a|an|the|of|to|in|on|at|for|and|or|but|with|by|from|as|that|my|your|our)\b)\s*$",
+    re.I,
+)
+
+
+def _starts_unit(line: str, following: str) -> bool:
+    """Whether ``following`` (the next line of a paragraph) begins a sentence of its own
+    although ``line`` has no punctuation at its end."""
+    if _LIST_ITEM.match(following) or (_FIELD.match(following) and not _RUNS_ON.search(line)):
+        return True
+    stripped = line.strip()
+    return (
+        0 < len(stripped) < SHORT_LINE
+        and not re.search(r"[.!?\u2026]\W*$", stripped)
+        and not _RUNS_ON.search(stripped)
+        and following.lstrip()[:1].isupper()
+    )
+
+
+def _line_groups(paragraph: str) -> Iterator[str]:
+    """``paragraph`` cut between lines where the next begins a unit of its own (list items,
+    fields, short lines: `_starts_unit`); the pieces are slices of it in order."""
+    start = 0
+    line_start = 0
+    for m in re.finditer(r"\n", paragraph):
+        following_end = paragraph.find("\n", m.end())
+        following = paragraph[m.end() : following_end if following_end >= 0 else len(paragraph)]
+        if following.strip() and _starts_unit(paragraph[line_start : m.start()], following):
+            yield paragraph[start : m.end()]
+            start = m.end()
+        line_start = m.end()
+    yield paragraph[start:]
+
+
 def sentences(text: str) -> Iterator[RawSentence]:
     """Raw sentences in order, each knowing whether it closes its paragraph."""
     for paragraph in paragraphs(text):
         pending: str | None = None
-        for sentence in _paragraph_sentences(paragraph):
+        for sentence in (s for group in _line_groups(paragraph) for s in _paragraph_sentences(group)):
             if not sentence.strip():
                 continue
             if pending is not None:
