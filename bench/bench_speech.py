@@ -422,8 +422,9 @@ def _rendered(synth, pack, text: str) -> tuple[np.ndarray, dict[tuple[int, int],
 def bench_cut_words(engine, frontend, pack) -> None:
     """The word after which a read cuts a sentence into chunks (each cold read's first chunk
     is short; long sentences are cut too): its length and pitch as the read says it, and as
-    the chunk before the cut says it alone (what a read said before chunks handed their
-    last words over), each against the same word in the sentence rendered whole."""
+    a chunk ending with it says it alone (what a read said before chunks ran on past the cut
+    and handed the words after it over), each against the same word in the sentence
+    rendered whole."""
     from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 
     synth = Synthesizer(frontend, engine)
@@ -444,8 +445,9 @@ def bench_cut_words(engine, frontend, pack) -> None:
             start, end = chunk.sentence_span
             whole, whole_at = _rendered(synth, pack, text[start:end])
             base = chunk.words[chunk.context][0]
-            alone, alone_at = _rendered(synth, pack, text[base : chunk.words[-1][1]])
-            for span in chunk.words[-1:]:  # the word the cut comes after
+            last = chunk.words[-chunk.handover - 1]  # the last word the chunk says itself
+            alone, alone_at = _rendered(synth, pack, text[base : last[1]])
+            for span in [last]:
                 w = whole_at.get((span[0] - start, span[1] - start))
                 a = alone_at.get((span[0] - base, span[1] - base))
                 r = heard.get(span)

@@ -117,24 +117,30 @@ def test_a_sentence_cut_into_chunks_runs_on_without_a_pause(engine, phonemizer):
     assert starts[1].words[0].start == SPLICE_FADE // 2
 
 
-def _word_lengths(synth: Synthesizer, text: str, pack: np.ndarray) -> dict[str, float]:
-    """Each word's length (s) when ``text`` is rendered as one chunk."""
+def _whole(synth: Synthesizer, text: str, pack: np.ndarray) -> tuple[np.ndarray, dict[str, WordTiming]]:
+    """``text`` rendered as one chunk: its audio and each word's timing."""
     chunk = next(synth.frontend.chunks(text, first_chars=len(text)))
     ids = synth.frontend.ids(chunk.phonemes)
     part_a = synth.engine.part_a(ids, pack, 1.0)
+    audio = np.concatenate(list(synth.engine.stream(ids, pack, 1.0, part_a=part_a)))
     timings = chunk_timings(part_a, ids, chunk.words, synth.frontend.vocab)
-    return {text[w.span[0] : w.span[1]]: (w.end - w.start) / 24_000 for w in timings}
+    return audio, {text[w.span[0] : w.span[1]]: w for w in timings}
+
+
+def _word_lengths(synth: Synthesizer, text: str, pack: np.ndarray) -> dict[str, float]:
+    """Each word's length (s) when ``text`` is rendered as one chunk."""
+    return {word: (w.end - w.start) / 24_000 for word, w in _whole(synth, text, pack)[1].items()}
 
 
 def test_the_last_words_of_a_chunk_cut_inside_a_sentence_are_said_mid_sentence(engine, phonemizer):
-    # Read alone, "The last message is" ends as an utterance: "is" lengthened to half a
-    # second and falling. The chunk hands its last word to the next, which is rendered
-    # after the words before it and says "is" as the whole sentence does.
+    # Read alone, "The last message is" (the first chunk's 32 characters) ends as an
+    # utterance: "is" lengthened to half a second and falling. The chunk takes two words
+    # more and hands them to the next, which is rendered after the words before it.
     synth = Synthesizer(TextFrontEnd(phonemizer), engine)
     pack = model_files.stock_pack("af_heart")
     text = "The last message is about green apples. Then it ends."
     first = next(synth.frontend.chunks(text, splice=True))
-    assert first.text == "The last message is" and first.handover >= 1
+    assert first.text == "The last message is about green" and first.handover == 2
     pieces = list(synth.stream(text, fixed_voice(pack)))
     heard = [(text[w.span[0] : w.span[1]], (w.end - w.start) / 24_000) for p in pieces for w in p.words]
     assert [w for w, _ in heard] == [
@@ -159,10 +165,15 @@ def test_the_last_words_of_a_chunk_cut_inside_a_sentence_are_said_mid_sentence(e
     sentence = audio[: sum(p.samples.size for p in pieces[:first_of])]
     loud = np.flatnonzero(np.abs(sentence) > 0.01)
     assert max(silences(sentence[loud[0] : loud[-1]], 24_000, LEAD_IN_LEVEL, between_sounds=False)) < 0.1
-    taker = next(i for i, p in enumerate(pieces) if p.words and text[slice(*p.words[0].span)] == "is")
+    taker = next(i for i, p in enumerate(pieces) if p.words and text[slice(*p.words[0].span)] == "about")
     join = sum(p.samples.size for p in pieces[:taker])
+    # (Samples may step as far as the same words rendered whole step there: "is about"
+    # has a /z/ at the join.)
+    whole_audio, whole_words = _whole(synth, "The last message is about green apples.", pack)
+    at = whole_words["about"].start
+    step = np.max(np.abs(np.diff(whole_audio[at - SPLICE_FADE : at + SPLICE_FADE])))
     near = audio[join - SPLICE_FADE : join + SPLICE_FADE]
-    assert np.max(np.abs(np.diff(near))) < 0.1
+    assert np.max(np.abs(np.diff(near))) < 1.5 * step
 
 
 def test_cancel_stops_before_the_next_chunk(engine, phonemizer):

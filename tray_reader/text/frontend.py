@@ -147,18 +147,19 @@ class TextFrontEnd:
             context_spans: list[tuple[int, int]] = []
             handed = 0
             while words:
-                spliced = self._spliced(context, words, int(budget), skipped) if context else None
+                overrun = HANDED_WORDS if splice else 0
+                spliced = self._spliced(context, words, int(budget), skipped, overrun) if context else None
                 if spliced is None and context:
                     # The words before cannot be context here: the handed ones are said first.
                     words, spans = context[-handed:] + words, context_spans[-handed:] + spans
                     context, context_spans = [], []
                 if spliced is None:
-                    fit = self._fit(words, int(budget), skipped)
+                    fit = self._fit(words, int(budget), skipped, overrun=overrun)
                     assert fit is not None  # one word always fits (truncated if need be)
-                    cut, phonemes = fit
+                    cut, phonemes, over = fit
                     n_context = 0
                 else:
-                    cut, phonemes = spliced
+                    cut, phonemes, over = spliced
                     n_context = len(context)
                 all_words, all_spans = context + words, context_spans + spans
                 own = cut - len(context)
@@ -169,7 +170,7 @@ class TextFrontEnd:
                     boundary = boundary_after(all_words[cut - 1], all_words[cut])
                     whole = len(word_groups(self.ids(phonemes), self._vocab)) == cut
                     heard = cut - n_context + (handed if n_context else 0)
-                    handover = min(HANDED_WORDS, heard - 1) if splice and whole else 0
+                    handover = (over or min(HANDED_WORDS, heard - 1)) if splice and whole else 0
                 yield TextChunk(
                     " ".join(all_words[:cut]),
                     phonemes,
@@ -188,38 +189,47 @@ class TextFrontEnd:
             sentence_index += 1
 
     def _spliced(
-        self, context: list[str], words: list[str], budget: int, skipped: list[str]
-    ) -> tuple[int, str] | None:
+        self, context: list[str], words: list[str], budget: int, skipped: list[str], overrun: int
+    ) -> tuple[int, str, int] | None:
         """The next chunk rendered after ``context`` (the chunk before's last words): how
         many of context + words it holds (at least one of ``words``), and its phonemes. None
         when that does not fit or its words cannot be told apart in its ids (then the
         handed words start a chunk of their own)."""
         extra = len(" ".join(context)) + 1
         max_chars = int(self.max_chunk_ids / IDS_PER_CHAR)
-        fit = self._fit(context + words, min(max_chars, budget + extra), skipped, len(context) + 1)
+        fit = self._fit(context + words, min(max_chars, budget + extra), skipped, len(context) + 1, overrun)
         if fit is None or len(word_groups(self.ids(fit[1]), self._vocab)) != fit[0]:
             return None
         return fit
 
     def _fit(
-        self, words: list[str], max_chars: int, skipped: list[str] | None, least: int = 1
-    ) -> tuple[int, str] | None:
-        """How many of `words` (at least ``least``) make the next chunk, and its phonemes
-        (within the id bound); None when ``least`` words exceed it (never for one word)."""
+        self, words: list[str], max_chars: int, skipped: list[str] | None, least: int = 1, overrun: int = 0
+    ) -> tuple[int, str, int] | None:
+        """How many of `words` (at least ``least``) make the next chunk, its phonemes (within
+        the id bound), and how many of them lie past the cut chosen for length: a chunk cut
+        inside a sentence takes up to ``overrun`` more words (all that are left, if that is
+        no more), to hand them over to the next (`TextChunk.handover`). None when ``least``
+        words exceed the bound (never for one word)."""
         while True:
+            over = 0
             if len(" ".join(words)) <= max_chars:
                 cut = len(words)
             else:
                 cut = cut_point(words, max_chars, int(max_chars * MIN_PIECE_FRACTION), least)
-            piece = " ".join(words[:cut])
-            phonemes = self._phonemize(self._lexicon.apply(piece))
-            n = len(self.ids(phonemes))
+                over = min(overrun, len(words) - cut)  # all that are left: the sentence is whole
+            while True:
+                piece = " ".join(words[: cut + over])
+                phonemes = self._phonemize(self._lexicon.apply(piece))
+                n = len(self.ids(phonemes))
+                if n <= self.max_chunk_ids or not over:
+                    break
+                over = 0  # the words past the cut do not fit: the cut as it was
             if n <= self.max_chunk_ids:
-                return cut, phonemes
+                return cut + over, phonemes, over
             if cut <= least and least > 1:
                 return None
             if cut == 1:
-                return cut, self._truncate(phonemes, piece, skipped)
+                return cut, self._truncate(phonemes, piece, skipped), 0
             # The estimate was off (many digits or spelled letters): shrink to what fits.
             max_chars = min(len(piece) - 1, int(len(piece) * self.max_chunk_ids / n * 0.9))
 
