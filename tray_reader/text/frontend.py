@@ -55,8 +55,8 @@ rendered after (`TextChunk.context`): enough for its first words to be read mid-
 
 
 HANDED_WORDS = 2
-"""Most words a chunk cut inside a sentence leaves to the next: the lengthening and fall of
-an utterance's end reach back about two words (the synthesiser may hand over fewer)."""
+"""Words a chunk cut inside a sentence runs on for past its cut, to hand them to the next:
+the lengthening and fall of an utterance's end reach back about two words."""
 
 
 SILENT_PHONEMES = frozenset(';:,.!?¡¿—…"«»“”()[]{}-–')

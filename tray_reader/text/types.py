@@ -35,4 +35,5 @@ class TextChunk:
     handover: int = 0
     """Most of its last words this chunk may leave to the next (which has them in its
     `context`): a chunk read alone ends as an utterance, its last words lengthened and
-    falling. Its audio then ends where they begin, laid under the next chunk's start."""
+    falling, so a chunk cut inside a sentence runs on past its cut and hands the words after
+    it over. Its audio then ends where they begin, laid under the next chunk's start."""
