@@ -364,6 +364,7 @@ CASES = {
             "Book room four B for two to three PM, ten to eleven AM.",
         ),
         ("Jane Doe | Senior PM | ACME Corp.", "Jane Doe, Senior PM, ACME Corp."),
+        ("after 9/11, a 50-50 chance", "after nine eleven, a fifty-fifty chance"),
         (
             "Einstein (/\u02c8a\u026ansta\u026an/; German: [\u02c8alb\u025b\u0250t]; 14 March 1879 \u2013 18 April 1955) was",
             "Einstein (German; the fourteenth of March, eighteen seventy-nine, to the eighteenth of April, "

@@ -548,6 +548,12 @@ def read_numbers(text: str) -> str:
         return text
     text = _TIME_RANGE.sub(" to ", text)
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
+    text = re.sub(r"(?<![\w/])9/11(?![\w/])", "nine eleven", text)
+    text = re.sub(
+        r"(?<![\w/.-])(\d{1,3})-\1(?![\w/.-])",
+        lambda m: f"{numwords.number(m[1])}-{numwords.number(m[1])}",
+        text,
+    )
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _VERSION_MARK.sub("version ", text)
