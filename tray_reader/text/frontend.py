@@ -118,10 +118,10 @@ class TextFrontEnd:
         """Chunks of `text` in reading order, produced lazily; the first at most
         ``first_chars`` characters (default FIRST_CHUNK_CHARS), then growing.
 
-        ``splice``: a chunk cut inside a sentence hands its last words over to the next,
-        which is rendered after up to CONTEXT_CHARS of the words before it
-        (`TextChunk.handover`, `context`), so no word inside a sentence is read
-        as an utterance's end or start. Only for a synthesiser that joins them so.
+        ``splice``: a chunk cut inside a sentence runs on for HANDED_WORDS words past its
+        cut and hands them over to the next, which is rendered after up to CONTEXT_CHARS of
+        the words before it (`TextChunk.handover`, `context`), so no word inside a sentence
+        is read as an utterance's end or start. Only for a synthesiser that joins them so.
 
         Runs the voice cannot read (other scripts, overlong 'words') are left out and
         appended to `skipped` as they are met (and to `last_skipped`, for callers that

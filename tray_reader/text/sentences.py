@@ -217,7 +217,7 @@ def _paragraph_sentences(paragraph: str) -> Iterator[str]:
     yield from _bounded(paragraph[start:])
 
 
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,3}[.)]|[a-z][)])[ \t]+\S")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,2}[.)]|[a-z][)])[ \t]+\S")
 """A line that is a list item ("- item", "• item", "1. item", "a) item")."""
 _FIELD = re.compile(r"[ \t]*[A-Z][\w-]{0,20}:[ \t]")
 """A line that is a labelled field ("To: Team", "Subject: …", "M: +44 …")."""
