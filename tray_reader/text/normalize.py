@@ -335,7 +335,7 @@ def _url(m: re.Match[str]) -> str:
 _FILE_TYPES = (
     "txt|md|rst|html?|pdf|epub|rs|py|js|mjs|ts|tsx|jsx|toml|json|ya?ml|csv|tsv|png|jpe?g|gif|svg|webp"
     "|docx?|odt|xlsx?|ods|pptx?|zip|tar|gz|tgz|xz|sh|bash|c|h|cc|cpp|hpp|java|kt|go|rb|php|css|scss"
-    "|xml|ini|cfg|conf|log|lock|mp3|wav|ogg|flac|mp4|mkv|webm|exe|msi|deb|rpm|desktop|service|so|dll"
+    "|xml|ini|cfg|conf|log|lock|mp3|wav|ogg|flac|mp4|mkv|webm|exe|msi|deb|rpm|desktop|service|dll"
 )
 _FILE_NAME = re.compile(rf"(?<![\w./\\-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_TYPES})(?![\w/-]|\.\w)")
 """A file name with a known ending, "index.html", "settings.toml": its dots are said."""
