@@ -365,6 +365,9 @@ CASES = {
         ),
         ("Jane Doe | Senior PM | ACME Corp.", "Jane Doe, Senior PM, ACME Corp."),
         ("after 9/11, a 50-50 chance", "after nine eleven, a fifty-fifty chance"),
+        ("Sen. Warren, Gov. Newsom, Lt. Dan", "Senator Warren, Governor Newsom, Lieutenant Dan"),
+        ("a 2\u00bd-hour debate, 3\u00bc miles", "a two and a half-hour debate, three and a quarter miles"),
+        ("scored 31 pts", "scored thirty-one points"),
         (
             "Einstein (/\u02c8a\u026ansta\u026an/; German: [\u02c8alb\u025b\u0250t]; 14 March 1879 \u2013 18 April 1955) was",
             "Einstein (German; the fourteenth of March, eighteen seventy-nine, to the eighteenth of April, "

@@ -47,6 +47,15 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Under S.I. 2019/123 and Art. 5 it applies.", ["Under S.I. 2019/123 and Art. 5 it applies."]),
         ("See 42 U.S.C. \u00a7 1983 now.", ["See 42 U.S.C. \u00a7 1983 now."]),
         ("ok ok.\nlol thats fine", ["ok ok.", "lol thats fine"]),  # a new line after a full stop
+        (
+            '"Yes," said Sen. John Smith. Gov. Newsom left.',
+            ['"Yes," said Sen. John Smith.', "Gov. Newsom left."],
+        ),
+        ("He was a rep. The end.", ["He was a rep.", "The end."]),
+        (
+            "XYZ Corp. (NYSE) fell. Apple Inc. The firm.",
+            ["XYZ Corp. (NYSE) fell.", "Apple Inc.", "The firm."],
+        ),
         # Lines without punctuation: a wrapped line runs on; a list item, a field or a short
         # line before a capital is a unit of its own.
         (

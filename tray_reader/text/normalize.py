@@ -129,10 +129,15 @@ def _latin_base(ch: str) -> str | None:
     return base if base.isascii() and base.isalpha() else None
 
 
+_WHOLE_AND_FRACTION = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+"""Between a whole number and a fraction sign ("2½"), which NFKC would join into "21/2"."""
+
+
 def clean_unicode(text: str) -> str:
     """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone
     (but tabs); ©, ®, ™ and star ratings as words (`read_marks`)."""
     text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n"))).translate(_CHAR_MAP)
+    text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
     # A word hyphenated across a line break (text copied from PDFs): join it again.
@@ -399,6 +404,29 @@ _ABBREVIATIONS = [
     _abbrev(r"\bMrs\.", "Missus"),
     _abbrev(r"\bMs\.(?=\s+[A-Z])", "Miz"),
     _abbrev(r"\bProf\.", "Professor"),
+    *(
+        _abbrev(rf"\b{short}\.(?=\s+[A-Z])", title)
+        for short, title in (
+            ("Sen", "Senator"),
+            ("Rep", "Representative"),
+            ("Gov", "Governor"),
+            ("Pres", "President"),
+            ("Gen", "General"),
+            ("Col", "Colonel"),
+            ("Capt", "Captain"),
+            ("Lt", "Lieutenant"),
+            ("Sgt", "Sergeant"),
+            ("Maj", "Major"),
+            ("Adm", "Admiral"),
+            ("Rev", "Reverend"),
+            ("Fr", "Father"),
+            ("Hon", "Honorable"),
+            ("Atty", "Attorney"),
+            ("Det", "Detective"),
+            ("Insp", "Inspector"),
+            ("Supt", "Superintendent"),
+        )
+    ),
     _abbrev(r"\bMt\.", "Mount"),
     _abbrev(r"\bSt\.(?=\s+[A-Z])", "Saint"),
     _abbrev(r"\bSt\.", "Street", can_end=True),

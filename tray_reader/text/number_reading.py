@@ -308,6 +308,7 @@ _UNITS = {
     "tbsp": ("tablespoon", "tablespoons"),
     "Tbsp": ("tablespoon", "tablespoons"),
     "mins": ("minute", "minutes"),
+    "pts": ("point", "points"),
     "secs": ("second", "seconds"),
     "px": ("pixel", "pixels"),
     "sec": ("second", "seconds"),

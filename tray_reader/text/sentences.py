@@ -105,6 +105,11 @@ _NO_BREAK_BEFORE_NUMBER = frozenset(
 )
 """Abbreviations whose dot does not end a sentence when a number follows ('Nov. 12',
 'ext. 204', 'ca. 1850'); before a word it may ('in Nov. The next')."""
+_TITLES = frozenset(["sen", "rep", "gov", "pres", "maj", "adm", "fr", "hon", "atty", "det", "insp", "supt"])
+"""Titles before a name whose dot ends no sentence when written with a capital before a
+capital ("Sen. Warren"); in lower case they are words that may end one ("a sales rep.")."""
+_COMPANY = frozenset(["corp", "inc", "ltd", "co", "llc", "plc", "bros"])
+"""A company's suffix: its dot ends no sentence before a bracket or comma ("Corp. (NASDAQ")."""
 _SENTENCE_STARTERS = frozenset(
     [
         "a",
@@ -176,6 +181,15 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     following = text[m.end() : m.end() + 1]
     if before in _NO_BREAK_AFTER and (following.isalnum() or following == "("):
         return False  # "Dr. Smith", "No. 5", "et al. (2020)"; but "on Elm St. **Next**" ends there
+    if (
+        before in _TITLES
+        and word is not None
+        and word.group(1).lstrip("(\"'")[:1].isupper()
+        and following.isupper()
+    ):
+        return False  # "Sen. Warren", "Gov. Newsom"
+    if before in _COMPANY and following in "(,":
+        return False  # "XYZ Corp. (NASDAQ: XYZ)"
     if before in _NO_BREAK_BEFORE_NUMBER and following.isdigit():
         return False  # "Nov. 12", "ext. 204"
     if word and _DOTTED_ACRONYM.search(word.group(0)):
