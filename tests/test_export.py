@@ -172,3 +172,19 @@ def test_a_document_with_nothing_readable_writes_nothing_and_says_so(tmp_path):
                 book, tmp_path / "x.ogg", per_chapter=per_chapter, synthesizer=fake, progress=False
             )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.epub"]
+
+
+class _Quiet:
+    """A second of quiet audio per sentence."""
+
+    def stream(self, text, voice, cancel=None):
+        yield AudioChunk(np.full(SAMPLE_RATE, 0.1, np.float32), 0, sentence_span=(0, 3))
+
+
+def test_the_progress_bar_is_not_drawn_into_a_log(tmp_path, capfd):
+    # stderr is no terminal here (a pipe, as in a script or a log): every redraw of the
+    # bar would land in it.
+    book = write_epub(tmp_path / "book.epub", "Book", CHAPTERS)
+    fake = (_Quiet(), np.zeros((510, 1, 256), np.float32), 1.0)
+    export_document(book, tmp_path / "b.flac", synthesizer=fake, progress=True)
+    assert "ch/s" not in capfd.readouterr().err

@@ -131,7 +131,11 @@ class _Progress:
     def __init__(self, total: int, enabled: bool) -> None:
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, unit="ch", disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+        # disable=None: no bar where stderr is no terminal (a log, a pipe), which would get
+        # every redraw of it.
+        self._bar = tqdm(
+            total=total, unit="ch", disable=None if enabled else True, file=sys.stderr, dynamic_ncols=True
+        )
 
     def advance(self, chars: int) -> None:
         self._bar.update(chars)
