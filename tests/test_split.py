@@ -94,6 +94,15 @@ def test_overlong_sentence_is_bounded_at_spaces():
     assert "".join(parts) == text
 
 
+def test_splitting_a_megabyte_paragraph_all_the_way_takes_seconds_not_minutes():
+    # Each sentence end looked for the word before it in all the text before it: a megabyte
+    # without a blank line took more than ten minutes to split (35,000 sentences).
+    text = "A short sentence here. " + "Lots of words, and more words. " * 35_000
+    t0 = time.perf_counter()
+    assert sum(1 for _ in split.sentences(text)) == 35_001
+    assert time.perf_counter() - t0 < 10
+
+
 def test_splitting_is_lazy_on_a_megabyte():
     text = "A short sentence here. " + "Lots of words, and more words. " * 35_000
     assert len(text) > 1_000_000

@@ -175,8 +175,16 @@ def paragraphs(text: str) -> Iterator[str]:
         yield text[start:]
 
 
+_WORD_BEFORE = re.compile(r"(\S+?)[.\u2026]*$")
+WORD_REACH = 80
+"""Characters before a sentence-end mark searched for the word it follows."""
+
+
 def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
-    word = re.search(r"(\S+?)[.\u2026]*$", text[: m.start() + 1])
+    # The word before the dot, from the text just before it (not all the text before it:
+    # a search to the end of a whole megabyte paragraph at every dot made splitting it
+    # quadratic).
+    word = _WORD_BEFORE.search(text, max(0, m.start() - WORD_REACH), m.start() + 1)
     before = word.group(1).lower().lstrip("(\"'") if word else ""
     following = text[m.end() : m.end() + 1]
     if before in _NO_BREAK_AFTER and (following.isalnum() or following == "("):
