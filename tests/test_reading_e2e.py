@@ -6,7 +6,6 @@ read and how it began (prepared or not, no press lost), never how fast."""
 from __future__ import annotations
 
 import random
-import subprocess
 import time
 
 import pytest
@@ -117,46 +116,3 @@ def test_the_press_after_a_takeover_is_prepared(tray_daemon: Daemon, desktop: De
             break
     print(f"pressed during the preparation {took_over} of {i + 1} times")
     assert took_over >= 1, "never pressed while preparing: the takeover was not exercised"
-
-
-def _notifications(desktop: Desktop) -> int:
-    total = 0
-    for what in ("displayed", "waiting", "history"):
-        out = subprocess.run(
-            ["dunstctl", "count", what], env=desktop.env, capture_output=True, text=True, timeout=5
-        )
-        total += int(out.stdout.strip() or 0)
-    return total
-
-
-def test_a_key_pressed_while_warming_is_read_once_ready(desktop: Desktop, pulse, recorder, tmp_path):
-    d = Daemon(desktop, pulse, tmp_path)
-    text = "Pressed while warming: please bring the printed report and your notes to the meeting."
-    desktop.set_selection("primary", text)
-    try:
-        d.start(wait_ready=False)
-        # The socket answers once the keys are listened to (the app starts them first).
-        st = wait_for(lambda: _status_or_none(d), 60, "the control socket")
-        warming = st["state"] == "warming"
-        notices = _notifications(desktop)
-        offset = recorder.mark()
-        desktop.xdotool("key", "ctrl+alt+r")
-        if warming:
-            wait_for(lambda: _notifications(desktop) > notices, 10, "the getting-ready notice")
-        d.wait_ready(120)
-        wait_for(lambda: d.status()["last_text"] == text, 30, "the press to be read")
-        wait_for(lambda: recorder.first_sound_after(offset), 20, "sound")
-        wait_for(lambda: d.status()["state"] == "idle", 40, "the read to end")
-        time.sleep(0.3)
-        heard = recognise(recorder.audio_since(offset), recorder.rate)
-        print(f"\npressed while {'warming' if warming else 'ready'}; heard {heard!r}")
-        assert word_recall(text, heard) >= 0.5, heard
-    finally:
-        d.stop()
-
-
-def _status_or_none(d: Daemon):
-    try:
-        return d.status()
-    except Exception:  # noqa: BLE001 - not listening yet
-        return None
