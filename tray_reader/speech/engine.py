@@ -349,6 +349,10 @@ class KokoroEngine:
         # ready before then, so playback never waits in the middle of a chunk.
         runs_out = called + lead if lead > 0 else None
         first = self.first_window(lead - (time.perf_counter() - called) if lead > 0 else 0.0)
+        if start is not None:
+            # Begun inside the speech (a chunk spliced into the one before): its first window
+            # is one in the middle of speech, held to the later windows' least size.
+            first = max(first or 0, self.plan.later_frames)
 
         def budget() -> int:
             return self.window_fit(0.0 if runs_out is None else runs_out - time.perf_counter(), WINDOW_SHARE)
