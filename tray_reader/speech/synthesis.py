@@ -337,6 +337,9 @@ class Synthesizer:
         """Set while `prepare` runs (on the worker's preparing thread)."""
         self._reading: ort.RunOptions | None = None
         """The run options of the read under way's later chunks (see `interrupt`)."""
+        self.splice = True
+        """Whether a sentence cut into chunks is spliced (`TextFrontEnd.chunks`); the
+        speech-dispatcher module turns it off (docs/benchmarks.md)."""
         self._frontend_lock = threading.Lock()
         """The front end is not shared between threads: a read, the chunk it makes ahead
         and a preparation (on the worker's preparing thread) take turns."""
@@ -420,7 +423,9 @@ class Synthesizer:
         Its windows are those of a chunk heard at once (lead 0), as a read has them: the
         first piece comes as early as possible, and a read that comes before the chunk is
         done never waits for a large window."""
-        chunks = _turns(self.frontend.chunks(text, first_chars=first_chars, splice=True), self._frontend_lock)
+        chunks = _turns(
+            self.frontend.chunks(text, first_chars=first_chars, splice=self.splice), self._frontend_lock
+        )
         for index, chunk in enumerate(chunks):
             with self._frontend_lock:
                 ids = self.frontend.ids(chunk.phonemes)
@@ -519,7 +524,7 @@ class Synthesizer:
     ) -> Iterator[tuple[TextChunk, list[int]]]:
         """The chunks of ``text`` (cut with ``first_chars``) after the first ``skip``, with
         their ids (none empty)."""
-        chunks = self.frontend.chunks(text, first_chars=first_chars, splice=True)
+        chunks = self.frontend.chunks(text, first_chars=first_chars, splice=self.splice)
         for index, chunk in enumerate(_turns(chunks, self._frontend_lock)):
             if index < skip:
                 continue
