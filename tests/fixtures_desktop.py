@@ -228,6 +228,16 @@ class Desktop:
     def clear_selection(self, which: str) -> None:
         subprocess.run(["xsel", f"--{which}", "--clear"], env=self.env, timeout=5)
 
+    def notifications(self) -> int:
+        """Notifications dunst has shown so far (on screen, waiting or in its history)."""
+        total = 0
+        for what in ("displayed", "waiting", "history"):
+            out = subprocess.run(
+                ["dunstctl", "count", what], env=self.env, capture_output=True, text=True, timeout=5
+            )
+            total += int(out.stdout.strip() or 0)
+        return total
+
     def stop(self) -> None:
         for p in reversed(self.procs):
             _stop(p)

@@ -158,23 +158,12 @@ def test_queue_pause_and_stop_hotkeys(tray_daemon: Daemon, desktop: Desktop):
     assert desktop.grab(*icon) != paused_icon, "the tray icon should show the state"
 
 
-def _notifications(desktop: Desktop) -> int:
-    """Notifications dunst has shown so far (on screen, waiting or in its history)."""
-    total = 0
-    for what in ("displayed", "waiting", "history"):
-        out = subprocess.run(
-            ["dunstctl", "count", what], env=desktop.env, capture_output=True, text=True, timeout=5
-        )
-        total += int(out.stdout.strip() or 0)
-    return total
-
-
 def test_nothing_selected_notifies(tray_daemon: Daemon, desktop: Desktop):
     desktop.clear_selection("primary")
     desktop.clear_selection("clipboard")
-    before = _notifications(desktop)
+    before = desktop.notifications()
     desktop.xdotool("key", "ctrl+alt+r")
-    wait_for(lambda: _notifications(desktop) > before, 5, "a notification")
+    wait_for(lambda: desktop.notifications() > before, 5, "a notification")
     assert tray_daemon.proc is not None and tray_daemon.proc.poll() is None
     assert tray_daemon.status()["state"] == "idle"
 

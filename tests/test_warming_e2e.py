@@ -7,7 +7,6 @@ the same selection over this one (tests/test_reading_e2e.py keeps one for all it
 
 from __future__ import annotations
 
-import subprocess
 import time
 
 import pytest
@@ -25,16 +24,6 @@ def recorder(pulse):
     rec.stop()
 
 
-def _notifications(desktop: Desktop) -> int:
-    total = 0
-    for what in ("displayed", "waiting", "history"):
-        out = subprocess.run(
-            ["dunstctl", "count", what], env=desktop.env, capture_output=True, text=True, timeout=5
-        )
-        total += int(out.stdout.strip() or 0)
-    return total
-
-
 def test_a_key_pressed_while_warming_is_read_once_ready(desktop: Desktop, pulse, recorder, tmp_path):
     d = Daemon(desktop, pulse, tmp_path)
     text = "Pressed while warming: please bring the printed report and your notes to the meeting."
@@ -44,11 +33,11 @@ def test_a_key_pressed_while_warming_is_read_once_ready(desktop: Desktop, pulse,
         # The socket answers once the keys are listened to (the app starts them first).
         st = wait_for(lambda: _status_or_none(d), 60, "the control socket")
         warming = st["state"] == "warming"
-        notices = _notifications(desktop)
+        notices = desktop.notifications()
         offset = recorder.mark()
         desktop.xdotool("key", "ctrl+alt+r")
         if warming:
-            wait_for(lambda: _notifications(desktop) > notices, 10, "the getting-ready notice")
+            wait_for(lambda: desktop.notifications() > notices, 10, "the getting-ready notice")
         d.wait_ready(120)
         wait_for(lambda: d.status()["last_text"] == text, 30, "the press to be read")
         wait_for(lambda: recorder.first_sound_after(offset), 20, "sound")

@@ -100,6 +100,11 @@ RUN_ON_PAUSE = PAUSES[Boundary.PHRASE]
 from it, without its lead-in."""
 
 
+def _runs_on(chunk: TextChunk) -> bool:
+    """Whether the chunk after ``chunk`` continues its phrase (cut inside it, or handed words)."""
+    return chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
+
+
 def without_lead_in(piece: AudioChunk) -> AudioChunk:
     """A chunk's first piece without the silence before its first sound (the model starts
     each chunk a little before it): for the first chunk of a read, that is only latency; for
@@ -432,7 +437,7 @@ class Synthesizer:
             if ids:
                 join = Join()
                 audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text, join=join)
-                run_on = chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
+                run_on = _runs_on(chunk)
                 return Prepared(
                     text,
                     pack,
@@ -609,7 +614,7 @@ class Synthesizer:
                     if queued() >= AHEAD_LEAD:
                         ahead.start(pack, speed)  # once per chunk
                     yield piece
-                run_on = chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
+                run_on = _runs_on(chunk)
         except Exception:
             if options.terminate:
                 return  # interrupted: the read was stopped
