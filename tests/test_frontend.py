@@ -241,3 +241,15 @@ def test_lead_the_metal_is_said_like_led(phonemizer, text):
 )
 def test_lead_the_verb_is_said_like_leed(phonemizer, text):
     assert "ɛd" not in phonemizer(text)
+
+
+def test_names_with_numbers_and_numbered_items_end_to_end(frontend, phonemizer):
+    text = "California's SB 1047 passed. See you Tue. 3/4 at 14h30 on an Airbus A380.\n(iii) the agent."
+    assert [c.text for c in frontend.chunks(text, first_chars=200)] == [
+        "California's SB ten forty-seven passed.",
+        "See you Tuesday March fourth at fourteen thirty on an Airbus A-three eighty.",
+        "(three) the agent.",
+    ]
+    # The A of a model's name and of a cited part is the letter, not the article ("ɐ").
+    assert "ˈAθɹ" in phonemizer(normalize("Airbus A380"))
+    assert "(ˈA)" in phonemizer(normalize("Section 5(a)(iii) applies"))

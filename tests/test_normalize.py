@@ -42,6 +42,14 @@ NUMBER_WORDS = [
     (numwords.year, 2010, "twenty ten"),
     (numwords.year, 2024, "twenty twenty-four"),
     (numwords.year, 999, "nine hundred ninety-nine"),
+    (numwords.name_number, "747", "seven forty-seven"),
+    (numwords.name_number, "404", "four oh four"),
+    (numwords.name_number, "101", "one oh one"),
+    (numwords.name_number, "400", "four hundred"),
+    (numwords.name_number, "777", "seven seven seven"),
+    (numwords.name_number, "1047", "ten forty-seven"),
+    (numwords.name_number, "2500", "twenty-five hundred"),
+    (numwords.name_number, "42", "forty-two"),
 ]
 
 
@@ -161,6 +169,104 @@ CASES = {
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
         ("10:30, 16:45 and at 10:30 screens", "ten thirty, sixteen forty-five and at ten thirty screens"),
+    ],
+    "numbers that name something": [
+        ("California's SB 1047 passed.", "California's SB ten forty-seven passed."),
+        ("HR 3684 and AB 5", "HR thirty-six eighty-four and AB five"),
+        (
+            "HTTP 404 or HTTP 503, two HTTP 404s",
+            "HTTP four oh four or HTTP five oh three, two HTTP four oh fours",
+        ),
+        ("Boeing 747-400, Boeing 777", "Boeing seven forty-seven four hundred, Boeing seven seven seven"),
+        ("Airbus A380, an A320-200", "Airbus A-three eighty, an A-three twenty two hundred"),  # the letter A
+        ("F-150, RTX 4090, GTX1080", "F one fifty, RTX forty ninety, GTX ten eighty"),
+        ("Flight 370, Room 101, Route 66", "Flight three seventy, Room one oh one, Route sixty-six"),
+        (
+            "ISO 8859-1, RFC 2616, Error 404",
+            "ISO eighty-eight fifty-nine one, RFC twenty-six sixteen, Error four oh four",
+        ),
+        ("MP3s and MP4 files, B-52s", "MP threes and MP four files, B fifty-twos"),
+        # Quantities stay quantities.
+        (
+            "page 404, $404, 404 people",
+            "page four hundred four, four hundred four dollars, four hundred four people",
+        ),
+        (
+            "in 1047, Windows 10, iOS 17, COVID-19",
+            "in ten forty-seven, Windows ten, iOS seventeen, COVID nineteen",
+        ),
+        (
+            "HTTP 400-499, Room 101-105",  # ranges
+            "HTTP four hundred to four hundred ninety-nine, Room one hundred one to one hundred five",
+        ),
+        (
+            "peak RSS 372 \u2192 354 MB, CPU 2400 MHz",
+            "peak RSS three hundred seventy-two to three hundred fifty-four megabytes, "
+            "CPU two thousand four hundred megahertz",
+        ),
+        ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
+    ],
+    "versions": [
+        (
+            "Python 3.11, Python 3.12 and Node 18.17",
+            "Python three point eleven, Python three point twelve and Node eighteen point seventeen",
+        ),
+        ("Ubuntu 22.04, Ubuntu 24.10", "Ubuntu twenty-two oh four, Ubuntu twenty-four ten"),
+        (
+            "macOS 14.2, Java 17, v3.11",
+            "macOS fourteen point two, Java seventeen, version three point eleven",
+        ),
+        ("v2.4.1, Python 3.11.4", "version two point four point one, Python three point eleven point four"),
+        (
+            "the 3.14 value, version 2.05, Rust 1.80 km",  # no program, a leading zero, a unit
+            "the three point one four value, version two point zero five, Rust one point eight zero kilometers",
+        ),
+    ],
+    "times written with an h": [
+        ("14h30, at 9h05, at 9h00", "fourteen thirty, at nine oh five, at nine o'clock"),
+        (
+            "from 9h30 to 17h00, 9h30-17h00",
+            "from nine thirty to seventeen hundred, nine thirty to seventeen hundred",
+        ),
+        # Durations: an hour up to twelve with no word bringing in a time, or a word that
+        # makes it one.
+        (
+            "1h30, 9h05, 2h00, took 14h30",
+            "one hour thirty, nine hours five, two hours, took fourteen hours thirty",
+        ),
+    ],
+    "measures before a noun": [
+        ("a 2h race, a 5km run, a 10-km run", "a two-hour race, a five-kilometer run, a ten-kilometer run"),
+        ("an 18 kg bag, a 2.5 GB file", "an eighteen-kilogram bag, a two point five-gigabyte file"),
+        ("the 5km run, a 5 km or so", "the five kilometers run, a five kilometers or so"),
+    ],
+    "dates with slashes": [
+        ("Tue 3/4", "Tuesday March fourth"),
+        ("Mon 12/25, Mon 25/12", "Monday December twenty-fifth, Monday the twenty-fifth of December"),
+        ("Sat, 10/12/2024 at noon", "Saturday, October twelfth, twenty twenty-four, at noon"),
+        ("On Friday 3/4 we meet.", "On Friday March fourth we meet."),
+        (
+            "sat 3/4 of the way, Thu 4/31",  # no date: the verb, no 31st of April
+            "sat three quarters of the way, Thu four over thirty-one",
+        ),
+        (
+            "on 12/25/2024, on 25/12/2024",  # only one of the two can be the month
+            "on December twenty-fifth, twenty twenty-four, on the twenty-fifth of December, twenty twenty-four",
+        ),
+        ("2024/03/15", "the fifteenth of March, twenty twenty-four"),
+        ("on 3/4/2025", "on three slash four slash twenty twenty-five"),  # March or April: as written
+    ],
+    "numbered items": [
+        ("5(a)(iii)", "five (a) (three)"),
+        (
+            "Article 6(1)(f) and Section 2(b)(1)-(2)",
+            "Article six (one) (f) and Section two (b) (one) to (two)",
+        ),
+        ("(i) the buyer, (ii) the seller", "(one) the buyer, (two) the seller"),
+        ("under paragraph (iv), see (iii)", "under paragraph (four), see (three)"),
+        ("(iii) the agent", "(three) the agent"),
+        ("f(x) = 2, the (x) axis, given (iv) fluids", "f(x) equals two, the (x) axis, given (iv) fluids"),
+        ("(i.e. this) (mix)", "(that is this) (mix)"),
     ],
     "ratios": [
         ("16:9, 4:3 or 21:9", "sixteen to nine, four to three or twenty-one to nine"),  # one digit after

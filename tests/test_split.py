@@ -66,6 +66,14 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("From: Jane\nTo: Team\nSubject: the plan", ["From: Jane", "To: Team", "Subject: the plan"]),
         ("Roses are red\nViolets are blue", ["Roses are red", "Violets are blue"]),
         ("He met\njohn there. She met the\nTeam.", ["He met\njohn there.", "She met the\nTeam."]),
+        # Items numbered in brackets, as a contract has them; not a line that runs on into one.
+        (
+            "The parties are:\n(i) the buyer;\n(ii) the seller; and\n(iii) the agent.",
+            ["The parties are:", "(i) the buyer;", "(ii) the seller; and", "(iii) the agent."],
+        ),
+        ("the costs of\n(a) travel and (b) food", ["the costs of\n(a) travel and (b) food"]),
+        ("See you Tue. 3/4 then. Ok.", ["See you Tue. 3/4 then.", "Ok."]),  # a weekday before a date
+        ("I sat. 3 came.", ["I sat.", "3 came."]),
     ],
 )
 def test_sentences(text, expected):

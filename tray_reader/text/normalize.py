@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tray_reader.text import numwords
-from tray_reader.text.number_reading import ENDS_SENTENCE, read_numbers, read_roman_numerals
+from tray_reader.text.number_reading import DAY, DAYS, ENDS_SENTENCE, read_numbers, read_roman_numerals
 from tray_reader.text.sentences import PDF_NOTE, REFERENCE_MARK
 
 MAX_WORD_CHARS = 50
@@ -505,20 +505,7 @@ _MENU_PATH = re.compile(
 )
 """Menu items joined by ">", three or more, or after a menu's usual first item."""
 
-_DAYS = {
-    "mon": "Monday",
-    "tue": "Tuesday",
-    "tues": "Tuesday",
-    "wed": "Wednesday",
-    "thu": "Thursday",
-    "thur": "Thursday",
-    "thurs": "Thursday",
-    "fri": "Friday",
-    "sat": "Saturday",
-    "sun": "Sunday",
-}
-_DAY = r"(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?"
-_DAY_RANGE = re.compile(rf"(?i:\b{_DAY}\s?[\u2013-]\s?{_DAY})(?!\w)")
+_DAY_RANGE = re.compile(rf"(?i:\b{DAY}\s?[\u2013-]\s?{DAY})(?!\w)")
 """Days from one to another, "Mon–Fri", "Sat - Sun"."""
 
 _KEY_NAMES = {
@@ -553,7 +540,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<![\w-])-(?=[a-zA-Z]{1,3}(?:[\s.,;:)]|$))"), " dash "),  # "-v", "-la"
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
-    (_DAY_RANGE, lambda m: f"{_DAYS[m.group(1).lower()]} to {_DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
+    (_DAY_RANGE, lambda m: f"{DAYS[m.group(1).lower()]} to {DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
     (re.compile(r"\b([A-Z])/([A-Z])\b"), r"\1 \2"),  # "A/B testing", "I/O", "P/E"
     (re.compile(r"\b[Ww]/(?=\s)"), "with"),

@@ -146,7 +146,10 @@ _HOUR_RANGE = re.compile(r"\b(1[0-2]|0?[1-9])\s?[-\u2013]\s?(?=(?:1[0-2]|0?[1-9]
 """The first hour of a range whose second has am/pm, "2-3pm", "10–11 a.m.": to."""
 _DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)()" + _AMPM)
 """British '9.30 pm' (only with am/pm: otherwise it is a decimal)."""
-_TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)")
+_TIME_RANGE = re.compile(
+    r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)"
+    r"|(?<=\dh[0-5]\d)\s?[-\u2013]\s?(?=\d{1,2}h[0-5]\d\b)"  # "9h30-17h00"
+)
 _TIMES = re.compile(r"\b(\d+(?:\.\d+)?)x\b")
 """'2x faster'."""
 
@@ -159,16 +162,18 @@ def _ampm(m: re.Match[str], letter: str | None) -> str:
     return f" {letter.upper()}M" + ("." if final else "")
 
 
+def _clock(h: int, mins: int, letter: str | None = None) -> str:
+    """A time of day: 'nine oh five', 'fourteen thirty', 'ten o'clock', 'fourteen hundred'."""
+    if mins == 0:
+        return numwords.cardinal(h) + ("" if letter else (" o'clock" if h <= 12 else " hundred"))
+    if mins < 10:
+        return f"{numwords.cardinal(h)} oh {numwords.cardinal(mins)}"
+    return f"{numwords.cardinal(h)} {numwords.cardinal(mins)}"
+
+
 def _time(m: re.Match[str]) -> str:
     hour, minute, _seconds, letter = m.groups()
-    h, mins = int(hour), int(minute)
-    if mins == 0:
-        spoken = numwords.cardinal(h) + ("" if letter else (" o'clock" if h <= 12 else " hundred"))
-    elif mins < 10:
-        spoken = f"{numwords.cardinal(h)} oh {numwords.cardinal(mins)}"
-    else:
-        spoken = f"{numwords.cardinal(h)} {numwords.cardinal(mins)}"
-    return spoken + _ampm(m, letter)
+    return _clock(int(hour), int(minute), letter) + _ampm(m, letter)
 
 
 def _hour(m: re.Match[str]) -> str:
@@ -205,6 +210,27 @@ _ISO_DATE_TIME = re.compile(
 )
 """A timestamp, "2024-03-15T10:30:00Z": the date, then the time to the minute and its zone."""
 _MONTH_NAMES = list(dict.fromkeys(_MONTHS.values()))
+DAYS = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "tues": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "thur": "Thursday",
+    "thurs": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+DAY = r"(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?"
+"""A weekday's short name, its key in DAYS the group's text in lower case."""
+_WEEKDAY_DATE = re.compile(
+    rf"(?i:\b(?:{DAY}|((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)))(,?\s+)(\d{{1,2}})/(\d{{1,2}})"
+    r"(?:/(\d{4}))?(?![\w/]|[.,]\d)"
+)
+"""A weekday before a date written with slashes, "Tue 3/4", "Mon, 12/25/2024": the weekday
+says it is a date (not three quarters); month first, as in American English, unless the
+first number cannot be a month ("Mon 25/12")."""
 
 
 def _month(name: str) -> str:
@@ -239,6 +265,30 @@ def _month_day_year(m: re.Match[str]) -> str:
     if not 1 <= int(day) <= 31:
         return m.group()
     return f"{_month(month)} {numwords.ordinal(int(day))}" + _year_tail(m, year)
+
+
+_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _spoken_date(m: re.Match[str], first: str, second: str, year: str | None, month_first: bool) -> str:
+    """A date written with numbers, "3/4" (month first) or "25/12" (day first), or "" when
+    it is none ("13/13", "4/31")."""
+    month, day = (int(first), int(second)) if month_first else (int(second), int(first))
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS_IN_MONTH[month - 1]):
+        return ""
+    if month_first:
+        return f"{_MONTH_NAMES[month - 1]} {numwords.ordinal(day)}" + _year_tail(m, year)
+    return f"{_the(m)}{numwords.ordinal(day)} of {_MONTH_NAMES[month - 1]}" + _year_tail(m, year)
+
+
+def _weekday_date(m: re.Match[str]) -> str:
+    short, full, between, first, second, year = m.groups()
+    if not (short or full)[0].isupper():
+        return m.group()  # "sat 3/4 of the way": the verb
+    spoken = _spoken_date(m, first, second, year, month_first=int(first) <= 12)
+    if not spoken:
+        return m.group()
+    return (DAYS[short.lower()] if short else full.capitalize()) + between + spoken
 
 
 def _iso_date_time(m: re.Match[str]) -> str:
@@ -317,15 +367,24 @@ _UNITS = {
     "hr": ("hour", "hours"),
     "hrs": ("hour", "hours"),
 }
-_UNIT = re.compile(
-    r"(?<![\w.])(-?)("
-    + _NUM
-    + r")\s?("
-    + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-    + r")(?![\w/])(\.(?=\s+[a-z]))?"
-)
+_UNIT_SYMBOLS = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_UNIT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(\.(?=\s+[a-z]))?")
 """A number and its unit's symbol; a dot after the symbol is its abbreviation's when the
 sentence goes on ("1 tsp. salt")."""
+_UNIT_BEFORE_NOUN = re.compile(
+    r"\b([Aa]n? )(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")(?![\w/])"
+    r"(?= (?!(?:of|or|and|to|by|per|in|on|at|for|from|with|is|was)\b)[a-z])"
+)
+"""A measure that describes the noun after it, "a 2h race", "a 5km run": one word, in the
+singular ("a two-hour race"). Only after "a" or "an", which cannot count the plural."""
+
+
+def _unit_before_noun(m: re.Match[str]) -> str:
+    article, amount, unit = m.groups()
+    one = _UNITS[unit][0]
+    if " per " in one:
+        return m.group()  # "a 5 m/s wind", "a 100 Mbps link"
+    return f"{article}{numwords.number(amount)}-{one.replace(' ', '-')}"
 
 
 def _signed(minus: str, amount: str) -> str:
@@ -417,6 +476,192 @@ def _mixed_code(m: re.Match[str]) -> str:
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
 """Three or more numbers joined by hyphens: a code read digit by digit ("ISBN 978-3-16-1"),
 not a range."""
+_NO_QUANTITY_AFTER = (
+    r"(?![\w%°/]|[.,:]\d|\s?[%°]|\s?(?:" + _UNIT_SYMBOLS + r")(?![\w/])"
+    r"|\s(?:thousand|million|billion|trillion)\b|\s?(?:[\u2013\u2192]|->)\s?\d)"
+)
+"""After a number that names something: no unit, sign or scale that would make it an amount,
+nor a dash or arrow to another number ("peak RSS 372 \u2192 354 MB")."""
+_NAMED_BY_NUMBER = re.compile(
+    r"\b(Boeing|Airbus|Flight|Room|Route|Gate|Bus|Model|Suite|Highway|Interstate|Platform|Error|Xbox) "
+    r"([1-9]\d{2,3})(?:-([1-9]\d{0,3}))?(s?)" + _NO_QUANTITY_AFTER
+)
+"""A number after a word for the kind of thing it names ("Boeing 747-400", "Flight 370", "Room
+101"): said as a name, "seven forty-seven four hundred", not as a quantity or a range.
+Capitalised only: "room 911" is still a number."""
+_CAPITALS_NUMBER = re.compile(
+    r"(?<![\w.&/'#-])([A-Z]{2,5}) ([1-9]\d{2,3})(?:-([1-9]\d{0,3}))?(s?)" + _NO_QUANTITY_AFTER
+)
+"""A number after a code in capitals ("SB 1047", "HTTP 404", "ISO 8859-1"): a name too; but
+not a range ("HTTP 400-499")."""
+_LETTERS_NUMBER = re.compile(
+    r"(?<![\w.&/'#-])([A-Z]{1,5})(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
+)
+"""A model's letters and number ("A380", "F-150", "RTX4090", "A320-200"), and their plurals
+("MP3s", "B-52s")."""
+_CAPITAL_WORDS = frozenset(
+    [
+        "THE",
+        "AND",
+        "FOR",
+        "OF",
+        "IN",
+        "ON",
+        "AT",
+        "TO",
+        "BY",
+        "OR",
+        "IS",
+        "ARE",
+        "WAS",
+        "WERE",
+        "BE",
+        "ALL",
+        "ONLY",
+        "OVER",
+        "UNDER",
+        "FROM",
+        "WITH",
+        "ABOUT",
+        "SAVE",
+        "WIN",
+        "WON",
+        "GET",
+        "GOT",
+        "TOP",
+        "UP",
+        "NO",
+        "NOT",
+        "YES",
+        "ITS",
+        "OUR",
+        "YOUR",
+        "MY",
+        "HIS",
+        "HER",
+        "NEW",
+        "NOW",
+        "JUST",
+        "LAST",
+        "NEXT",
+        "FIRST",
+        "BEST",
+        "AGE",
+        "SIZE",
+        "YEAR",
+        "YEARS",
+        "DAY",
+        "DAYS",
+        "PAGE",
+        "STEP",
+        "PART",
+        "TOTAL",
+        "PRICE",
+        "COST",
+        "SUM",
+        "QTY",
+        "AMT",
+        "BUY",
+        "PAY",
+        "OFF",
+        "EARN",
+        "JOIN",
+        "PLUS",
+        "ADD",
+        "AS",
+        "IF",
+        "SO",
+        "BUT",
+        "THAN",
+        "THAT",
+        "THIS",
+        "THESE",
+        "OUT",
+        "MORE",
+        "LESS",
+        "MOST",
+        "AFTER",
+        "SINCE",
+        "UNTIL",
+        "NEAR",
+        "EVERY",
+        "LEVEL",
+        "TIER",
+        "PLAN",
+        "RANK",
+        "ITEM",
+        "FREE",
+        "CALL",
+        "TEXT",
+        "ONE",
+        "ALSO",
+        "SOLD",
+    ]
+)
+"""Words of a line in capitals, after which a number is a quantity ("ONLY 199 LEFT")."""
+_NOT_CODES = (
+    frozenset([*_CURRENCY_CODES, *_UNITS, "AM", "PM", "CHF", "SEK", "NOK", "DKK", "INR", "CNY", "RMB", "BTC"])
+    | _CAPITAL_WORDS
+)
+
+
+def _named_number(words: str, number: str, suffix: str | None, plural: str) -> str:
+    """``words`` (a name or code, as written) and the number it names, said as a name."""
+    spoken = numwords.name_number(number) + (f" {numwords.name_number(suffix)}" if suffix else "")
+    # A lone "A" before a word is read as the article: joined, it is the letter.
+    return words + ("-" if words == "A" else " ") + (numwords.plural(spoken) if plural else spoken)
+
+
+def _named_by_number(m: re.Match[str]) -> str:
+    name, number, suffix, plural = m.groups()
+    if suffix and name not in ("Boeing", "Airbus"):
+        return m.group()  # "Room 101-105": a range
+    return _named_number(name, number, suffix, plural)
+
+
+def _capitals_number(m: re.Match[str]) -> str:
+    code, number, suffix, plural = m.groups()
+    if code in _NOT_CODES or (suffix and int(suffix) > int(number)):
+        return m.group()
+    return _named_number(code, number, suffix, plural)
+
+
+def _letters_number(m: re.Match[str]) -> str:
+    letters, hyphen, number, suffix, plural = m.groups()
+    if letters in _NOT_CODES or (suffix and hyphen) or (len(number) < 3 and not plural):
+        return m.group()  # "COVID-19" reads as it did; "ABC-123-456" is a part number
+    return _named_number(letters, number, suffix, plural)
+
+
+_SOFTWARE = (
+    "Python|Node|Deno|Ruby|Rust|Java|Perl|PHP|Swift|Kotlin|Scala|Julia|Lua|Dart|Elixir|Erlang|GHC|GCC"
+    "|LLVM|Clang|CUDA|TypeScript|Django|Rails|React|Angular|Vue|Flutter|Electron|Debian|Fedora|macOS|iOS"
+    "|iPadOS|Android|Windows|Linux|GNOME|KDE|Plasma|Qt|GTK|Firefox|Chrome|Kubernetes|Docker|Postgres"
+    "|PostgreSQL|MySQL|Redis|Blender|Gradle|Emacs|Vim|Neovim|Bash|Zsh|Terraform|NumPy|PyTorch|TensorFlow"
+)
+_SOFTWARE_VERSION = re.compile(
+    rf"\b((?:(?:{_SOFTWARE})(?: dot js)?|[Vv]ersion|[Rr]elease) )(\d{{1,3}})\.([1-9]\d{{1,2}})"
+    r"(?!\w|\.\d)" + _NO_QUANTITY_AFTER
+)
+"""A release of a known program, or after "version", with two digits or more after its dot:
+"Python 3.11" is three point eleven, not three point one one."""
+_UBUNTU_VERSION = re.compile(r"\b([KXL]?[Uu]buntu )(\d{2})\.(\d{2})(?:\.(\d{1,2}))?(?!\w|\.\d)")
+"""Ubuntu's releases are named by year and month: "22.04" is twenty-two oh four."""
+
+
+def _software_version(m: re.Match[str]) -> str:
+    name, major, minor = m.groups()
+    return f"{name}{numwords.cardinal(int(major))} point {numwords.cardinal(int(minor))}"
+
+
+def _ubuntu_version(m: re.Match[str]) -> str:
+    name, year, month, point = m.groups()
+    spoken = f"{name}{numwords.cardinal(int(year))} " + (
+        f"oh {numwords.cardinal(int(month))}" if month.startswith("0") else numwords.cardinal(int(month))
+    )
+    return spoken + (f" point {numwords.cardinal(int(point))}" if point else "")
+
+
 _SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
 """An amount with its scale's letter: "3.5M users", "2bn"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
@@ -464,7 +709,14 @@ _FEET_INCHES = re.compile(
 from a quote: "the '90s", "rock 'n' roll"; and from a circle's minutes and seconds, which
 follow degrees)."""
 _HOURS_MINUTES = re.compile(r"(?<![\w.])(\d{1,2})h\s?([0-5]\d)(?:\s?(min|m)\b)?(?!\w)")
-"""A duration in hours and minutes, "1h30", "2h 15min"."""
+"""A duration in hours and minutes, "1h30", "2h 15min"; or a time of day written the French
+way, "14h30" (`_is_clock`)."""
+_CLOCK_WORD_BEFORE = re.compile(r"(?i)\b(?:at|from|until|till|til|by|before|since)\s+$")
+_DURATION_WORD_BEFORE = re.compile(
+    r"(?i)\b(?:for|took|take|takes|taking|lasted|lasts|last|lasting|in|within|under|over|than|of)\s+$"
+)
+_CLOCK_RANGE_BEFORE = re.compile(r"(?i)\b(?:at|from|until|till|by)\s+\d{1,2}h[0-5]\d\s?(?:to|and)\s+$")
+_CLOCK_RANGE_AFTER = re.compile(r"\s?(?:to|and)\s+(?:1[3-9]|2[0-3])h[0-5]\d\b")
 _WORD_BETWEEN_NUMBERS = re.compile(r"(?<=\d)-(to|in|on|for|by|of)-(?=\d)")
 """A word hyphenated between two numbers, "9-to-5", "3-in-1", "2-for-1": said as it is."""
 _FACTOR_AUTHENTICATION = re.compile(r"(?<=\b\d)FA\b")
@@ -482,10 +734,36 @@ def _feet_inches(m: re.Match[str]) -> str:
     )
 
 
+def _is_clock(m: re.Match[str]) -> bool:
+    """Whether "NNhMM" is a time of day: after a word that brings one in ("at 9h05", "from
+    9h30 to 17h00"), or with an hour past noon ("14h30") that no word makes a duration ("for
+    14h30"); an hour and minutes otherwise ("1h30")."""
+    hours, _minutes, unit = m.groups()
+    before = m.string[max(0, m.start() - 30) : m.start()]
+    if unit or _DURATION_WORD_BEFORE.search(before):
+        return False
+    if _CLOCK_WORD_BEFORE.search(before) or _CLOCK_RANGE_BEFORE.search(before):
+        return True
+    return 13 <= int(hours) <= 23 or _CLOCK_RANGE_AFTER.match(m.string, m.end()) is not None
+
+
 def _hours_minutes(m: re.Match[str]) -> str:
     hours, minutes, unit = m.groups()
-    spoken = f"{numwords.number(hours)} {_quantity(hours, 'hour', 'hours')} {numwords.cardinal(int(minutes))}"
-    return spoken + (" minutes" if unit else "")
+    if int(hours) <= 23 and _is_clock(m):
+        return _clock(int(hours), int(minutes))
+    spoken = f"{numwords.number(hours)} {_quantity(hours, 'hour', 'hours')}"
+    if int(minutes) == 0 and not unit:
+        return spoken  # "2h00"
+    return f"{spoken} {numwords.cardinal(int(minutes))}" + (" minutes" if unit else "")
+
+
+_REFERENCE_CHAIN = re.compile(r"(?<![\w.])(\d+[A-Za-z]?)((?:-?\((?:[A-Za-z]{1,5}|\d{1,3})\))+)(?![\w(])")
+"""A provision cited with its parts in brackets, "5(a)(iii)", "Article 6(1)(f)", "2(b)(1)-(2)":
+each part said on its own ("five(a)" ran together into one word)."""
+
+
+def _reference_chain(m: re.Match[str]) -> str:
+    return m[1] + " " + m[2].replace(")-(", ") to (").replace(")(", ") (")
 
 
 _RANGE = re.compile(
@@ -536,6 +814,17 @@ def _fraction(m: re.Match[str]) -> str:
 
 
 def _slashed(m: re.Match[str]) -> str:
+    """A date with slashes and a four-digit year is read as a date when the numbers say
+    which is the month ("12/25/2024", "25/12/2024", "2024/12/25"); "3/4/2025" may be
+    either, and is read as written."""
+    first, second, last = m.groups()
+    spoken = ""
+    if len(last) == 4 and len(first) <= 2 and (int(first) > 12) != (int(second) > 12):
+        spoken = _spoken_date(m, first, second, last, month_first=int(second) > 12)
+    elif len(first) == 4 and len(second) == len(last) == 2:
+        spoken = _spoken_date(m, last, second, first, month_first=False)
+    if spoken:
+        return spoken
     return " slash ".join(numwords.year(int(g)) if len(g) == 4 else numwords.number(g) for g in m.groups())
 
 
@@ -560,6 +849,7 @@ def read_numbers(text: str) -> str:
     text = _VERSION_MARK.sub("version ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
+    text = _REFERENCE_CHAIN.sub(_reference_chain, text)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
@@ -581,6 +871,7 @@ def read_numbers(text: str) -> str:
         (_MONTH_DAY_YEAR, _month_day_year),
     ):
         text = rx.sub(sub, text)
+    text = _WEEKDAY_DATE.sub(_weekday_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
     text = _NUMBERED.sub(
         lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
@@ -589,6 +880,11 @@ def read_numbers(text: str) -> str:
     text = _LONG_ID.sub(lambda m: numwords.digits(m.group()), text)
     text = _MIXED_CODE.sub(_mixed_code, text)
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
+    text = _NAMED_BY_NUMBER.sub(_named_by_number, text)
+    text = _CAPITALS_NUMBER.sub(_capitals_number, text)
+    text = _LETTERS_NUMBER.sub(_letters_number, text)
+    text = _SOFTWARE_VERSION.sub(_software_version, text)
+    text = _UBUNTU_VERSION.sub(_ubuntu_version, text)
     text = _RANGE.sub(" to ", text)
     text = _SCALED.sub(lambda m: f"{numwords.number(m.group(1))} {_SCALE_WORDS[m.group(2).lower()]}", text)
     text = _RATIO.sub(_ratio, text)
@@ -597,6 +893,7 @@ def read_numbers(text: str) -> str:
     text = _DECADE.sub(_decade, text)
     text = _DEGREES.sub(_degrees, text)
     text = _PERCENT.sub(_percent, text)
+    text = _UNIT_BEFORE_NOUN.sub(_unit_before_noun, text)
     text = _UNIT.sub(_unit, text)
     text = _SECONDS.sub(
         lambda m: f"{_signed(m.group(1), m.group(2))} {_quantity(m.group(2), 'second', 'seconds')}", text
@@ -653,7 +950,41 @@ def _regnal(m: re.Match[str]) -> str:
     return f"{name} the {numwords.ordinal(_roman_value(numeral))}"
 
 
+_ENUMERATION = re.compile(r"(?<!\w)\((xx|x|x?(?:ix|iv|v?i{1,3}|v))\)(?=[\s.,;:)(]|$)")
+"""An item numbered in lower-case Roman numerals, "(iii)", up to "(xx)"; `_enumeration` tells
+from the words around whether it is one."""
+_NOT_ONLY_NUMERALS = frozenset(["i", "v", "x", "iv", "vi", "ix", "xi", "xv", "xx"])
+"""Numerals that are also a letter, a word or a sign ("f(x)", "(vi)" the editor); others
+("(iii)", "(vii)") are only numerals."""
+_ENUMERATION_BEFORE = re.compile(
+    r"(?:\)\s?|^[ \t]*|(?i:\b(?:clauses?|sections?|paragraphs?|subsections?|subparagraphs?|articles?"
+    r"|items?|points?|sub-paragraphs?|para|and|or|to)\s+))$",
+    re.M,
+)
+"""Before a numbered item: another part of a reference ("5(a)(iii)"), a line's start, a word
+that refers to one ("paragraph (iv)", "(ii) and (iv)")."""
+
+
+def _enumeration(m: re.Match[str]) -> str:
+    numeral = m.group(1)
+    value = _roman_value(numeral.upper())
+    lo = max(0, m.start() - 20)
+    listed = f"({_roman_numeral(value - 1)})" in m.string or f"({_roman_numeral(value + 1)})" in m.string
+    if numeral in _NOT_ONLY_NUMERALS and not (_ENUMERATION_BEFORE.search(m.string, lo, m.start()) or listed):
+        return m.group()
+    return f"({numwords.cardinal(value)})"
+
+
+def _roman_numeral(n: int) -> str:
+    """1 to 20 in lower-case Roman numerals ("" for 0)."""
+    tens, ones = divmod(n, 10)
+    return "x" * tens + ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"][ones]
+
+
 def read_roman_numerals(text: str) -> str:
-    """'World War II' -> 'World War two', 'Henry VIII' -> 'Henry the eighth' (I to XXXIX)."""
+    """'World War II' -> 'World War two', 'Henry VIII' -> 'Henry the eighth' (I to XXXIX);
+    numbered items, '(iii)' -> '(three)'."""
     text = _COUNTED_ROMAN.sub(_counted_roman, text)
+    if "(" in text:
+        text = _ENUMERATION.sub(_enumeration, text)
     return _REGNAL_ROMAN.sub(_regnal, text)

@@ -96,6 +96,22 @@ def year(n: int) -> str:
     return f"{cardinal(high)} {cardinal(low)}"
 
 
+def name_number(s: str) -> str:
+    """A number that names something (a bill, an aircraft, a flight, a status code), said
+    as such names are: '747' 'seven forty-seven', '404' 'four oh four', '400' 'four
+    hundred', '777' 'seven seven seven', '1047' 'ten forty-seven' (as a year); shorter
+    ones as a cardinal."""
+    n = int(s)
+    if len(s) == 4:
+        return year(n)
+    if len(s) != 3 or n % 100 == 0:
+        return cardinal(n)
+    if len(set(s)) == 1:
+        return digits(s)  # "Boeing 777", "NHS 111"
+    high, low = divmod(n, 100)
+    return f"{_ONES[high]} " + (f"oh {_ONES[low]}" if low < 10 else cardinal(low))
+
+
 def plural(words: str) -> str:
     """'nineteen ninety' -> 'nineteen nineties' (for decades such as 1990s)."""
     head, sep, last = words.rpartition(" ")

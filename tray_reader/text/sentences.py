@@ -105,6 +105,9 @@ _NO_BREAK_BEFORE_NUMBER = frozenset(
 )
 """Abbreviations whose dot does not end a sentence when a number follows ('Nov. 12',
 'ext. 204', 'ca. 1850'); before a word it may ('in Nov. The next')."""
+_WEEKDAYS = frozenset(["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"])
+"""A weekday's short name, whose dot ends no sentence before a date when written with a
+capital ("Tue. 3/4"); in lower case some are words that may end one ("I sat. 3 came")."""
 _TITLES = frozenset(["sen", "rep", "gov", "pres", "maj", "adm", "fr", "hon", "atty", "det", "insp", "supt"])
 """Titles before a name whose dot ends no sentence when written with a capital before a
 capital ("Sen. Warren"); in lower case they are words that may end one ("a sales rep.")."""
@@ -200,6 +203,8 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
         return False  # "XYZ Corp. (NASDAQ: XYZ)"
     if before in _NO_BREAK_BEFORE_NUMBER and following.isdigit():
         return False  # "Nov. 12", "ext. 204"
+    if before in _WEEKDAYS and word and word.group(1).lstrip("(\"'")[:1].isupper() and following.isdigit():
+        return False  # "Tue. 3/4"
     if word and _DOTTED_ACRONYM.search(word.group(0)):
         # "the U.S. Senate", "U.S. GDP", "S.I. 2019/123", "42 U.S.C. § 1983"; but "in the
         # U.S. The next" ends there.
@@ -241,6 +246,9 @@ def _paragraph_sentences(paragraph: str) -> Iterator[str]:
 
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,2}[.)]|[a-z][)])[ \t]+\S")
 """A line that is a list item ("- item", "• item", "1. item", "a) item")."""
+_BRACKETED_ITEM = re.compile(r"[ \t]*\((?:[A-Za-z]|[ivx]{2,5}|\d{1,2})\)[ \t]+\S")
+"""A line that is an item numbered in brackets, as a contract or a statute has them ("(a) the
+buyer", "(iii) the seller", "(2) …"), unless the line before runs on into it (`_RUNS_INTO_ITEM`)."""
 _FIELD = re.compile(r"[ \t]*[A-Z][\w-]{0,20}:[ \t]")
 """A line that is a labelled field ("To: Team", "Subject: …", "M: +44 …")."""
 SHORT_LINE = 40
@@ -250,12 +258,17 @@ _RUNS_ON = re.compile(
     r"(?:[,;:\-\u2013\u2014]|\b(?:a|an|the|of|to|in|on|at|for|and|or|but|with|by|from|as|that|my|your|our)\b)\s*$",
     re.I,
 )
+_RUNS_INTO_ITEM = re.compile(r"\b(?:a|an|the|of|to|in|on|at|for|with|by|from|as|that|my|your|our)\s*$", re.I)
+"""A line ending so runs on even into a bracketed item ("the costs of\n(a) travel"); a list's
+";", ":" or "; and" do not."""
 
 
 def _starts_unit(line: str, following: str) -> bool:
     """Whether ``following`` (the next line of a paragraph) begins a sentence of its own
     although ``line`` has no punctuation at its end."""
-    if _LIST_ITEM.match(following) or (_FIELD.match(following) and not _RUNS_ON.search(line)):
+    if _LIST_ITEM.match(following) or (_BRACKETED_ITEM.match(following) and not _RUNS_INTO_ITEM.search(line)):
+        return True
+    if _FIELD.match(following) and not _RUNS_ON.search(line):
         return True
     stripped = line.strip()
     return (
