@@ -205,6 +205,7 @@ CASES = {
             "CPU two thousand four hundred megahertz",
         ),
         ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
+        ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
     ],
     "versions": [
         (

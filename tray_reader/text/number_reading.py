@@ -596,9 +596,16 @@ _CAPITAL_WORDS = frozenset(
         "ONE",
         "ALSO",
         "SOLD",
+        # Places and unions: "the US 435 representatives" counts them.
+        "US",
+        "USA",
+        "UK",
+        "EU",
+        "UN",
     ]
 )
-"""Words of a line in capitals, after which a number is a quantity ("ONLY 199 LEFT")."""
+"""Words of a line in capitals, and codes of places, after which a number is a quantity
+("ONLY 199 LEFT", "the UK 650 constituencies")."""
 _NOT_CODES = (
     frozenset([*_CURRENCY_CODES, *_UNITS, "AM", "PM", "CHF", "SEK", "NOK", "DKK", "INR", "CNY", "RMB", "BTC"])
     | _CAPITAL_WORDS
