@@ -78,6 +78,25 @@ def test_html_skips_what_is_not_read_and_keeps_the_order(tmp_path):
     )
 
 
+def test_preformatted_text_keeps_its_lines(tmp_path):
+    # A code block or a poem's layout: each line is read as one, not run into the next.
+    page = tmp_path / "code.html"
+    page.write_text(
+        "<p>Install it:</p><pre><code>pip install thing\n\n  thing --help\nthing run  --fast\n</code></pre>"
+        "<p>Then   read on.</p>"
+    )
+    assert load_document(page).chapters[0].blocks == (
+        "Install it:",
+        "pip install thing",
+        "thing --help",
+        "thing run --fast",
+        "Then read on.",
+    )
+    md = tmp_path / "code.md"
+    md.write_text("Run this:\n\n```\nmake all\nmake test\n```\n\nDone.\n")
+    assert load_document(md).chapters[0].blocks == ("Run this:", "make all", "make test", "Done.")
+
+
 def test_note_references_are_not_read_but_exponents_are(tmp_path):
     page = tmp_path / "notes.html"
     page.write_text(

@@ -70,12 +70,16 @@ class _BlockParser(HTMLParser):
         self._note: list[str] = []  # tags open inside a note reference (skipped)
         self._links = 0
         self._sup: list[tuple[int, bool]] = []  # where each open <sup> began, inside a link
+        self._pre = 0  # <pre> elements open
 
     def _end_block(self) -> None:
-        text = _SPACE.sub(" ", "".join(self._parts)).strip()
+        raw = "".join(self._parts)
         self._parts = []
-        if text:
-            self.blocks.append((self._level, text))
+        # Preformatted text (code, a poem's layout) keeps its lines: each is a block of its own.
+        for line in raw.splitlines() if self._pre else [raw]:
+            text = _SPACE.sub(" ", line).strip()
+            if text:
+                self.blocks.append((self._level, text))
         self._level = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -96,6 +100,8 @@ class _BlockParser(HTMLParser):
             return
         if tag in _BLOCKS:
             self._end_block()
+        if tag == "pre":
+            self._pre += 1
         if tag in _HEADINGS:
             self._level = _HEADINGS[tag]
         if tag == "img" and not self._skip:
@@ -129,6 +135,8 @@ class _BlockParser(HTMLParser):
             return
         if tag in _BLOCKS:
             self._end_block()
+        if tag == "pre":
+            self._pre = max(0, self._pre - 1)
 
     def handle_data(self, data: str) -> None:
         if self._note:
