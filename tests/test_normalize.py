@@ -207,6 +207,26 @@ CASES = {
         ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
         ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
     ],
+    "powers": [
+        # Superscripts were made digits by NFKC: "2³" was twenty-three, "m²" "m two".
+        (
+            "x\u00b2 + y\u00b2 = z\u00b2, E = mc\u00b2",
+            "x squared plus y squared equals z squared, E equals mc squared",
+        ),
+        (
+            "2\u00b3 is 8; 10\u207b\u00b3; 2^10; (a+b)^2",
+            "two cubed is eight; ten to the power of minus three; "
+            "two to the power of ten; (a plus b) squared",
+        ),
+        (
+            "10 m\u00b2, 1 ft\u00b2, 3 ft\u00b2, 5 cm\u00b3, 2 km^2, per m\u00b2",
+            "ten square meters, one square foot, "
+            "three square feet, five cubic centimeters, two square kilometers, per square meter",
+        ),
+        # A footnote's number after a word or a full stop is not read; ordinals stay.
+        ("The results\u00b9 were clear.\u00b2 The 2\u207f\u1d48", "The results were clear. The second"),
+        ("H\u2082O and CO\u2082", "H two O and CO two"),
+    ],
     "versions": [
         (
             "Python 3.11, Python 3.12 and Node 18.17",

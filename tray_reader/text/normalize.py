@@ -132,12 +132,29 @@ def _latin_base(ch: str) -> str | None:
 _WHOLE_AND_FRACTION = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 """Between a whole number and a fraction sign ("2½"), which NFKC would join into "21/2"."""
 
+_SUPERSCRIPT_DIGITS = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+"
+)
+_SUPERSCRIPT = re.compile(r"(?<=\S)[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+_NOTE_BEFORE = re.compile(r"(?:[A-Za-z]{3,}|[.,;:!?\"'\u201d\u2019])$")
+"""What a footnote's number follows ("results\u00b9", "clear.\u00b2"); a power follows a
+number, a symbol of one or two letters or a bracket ("10\u00b3", "x\u00b2", "km\u00b2", ")\u00b2")."""
+
+
+def _superscript(m: re.Match[str]) -> str:
+    """A superscript number as a power ("^2", read by `read_numbers`), or nothing where it
+    marks a footnote. NFKC would make "2\u00b3" twenty-three and "m\u00b2" "m2"."""
+    if _NOTE_BEFORE.search(m.string, max(0, m.start() - 3), m.start()):
+        return ""
+    return "^" + m.group().translate(_SUPERSCRIPT_DIGITS).lstrip("+")
+
 
 def clean_unicode(text: str) -> str:
     """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone
     (but tabs); ©, ®, ™ and star ratings as words (`read_marks`)."""
     text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n"))).translate(_CHAR_MAP)
     text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
+    text = _SUPERSCRIPT.sub(_superscript, text)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
     # A word hyphenated across a line break (text copied from PDFs): join it again.

@@ -387,6 +387,37 @@ def _unit_before_noun(m: re.Match[str]) -> str:
     return f"{article}{numwords.number(amount)}-{one.replace(' ', '-')}"
 
 
+_AREA_UNITS = {
+    "km": "kilometer",
+    "cm": "centimeter",
+    "mm": "millimeter",
+    "m": "meter",
+    "mi": "mile",
+    "ft": "foot",
+}
+_AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
+"""A square or cubic unit, "12 m^2", "5 cm^3" (`clean_unicode` writes "m²" so), or one
+alone ("per m^2")."""
+_POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?![\d.])")
+"""A power, "x^2", "10^-3", "(a+b)^2"."""
+
+
+def _area_or_volume(m: re.Match[str]) -> str:
+    minus, amount, unit, power = m.groups()
+    one = ("square " if power == "2" else "cubic ") + _AREA_UNITS[unit]
+    many = one[: -len("foot")] + "feet" if unit == "ft" else one + "s"
+    if amount is None:
+        return one
+    return f"{_signed(minus, amount)} {_quantity(amount, one, many)}"
+
+
+def _power(m: re.Match[str]) -> str:
+    minus, exponent = m.groups()
+    if not minus and exponent in ("2", "3"):
+        return " squared" if exponent == "2" else " cubed"
+    return f" to the power of {'minus ' if minus else ''}{numwords.cardinal(int(exponent))}"
+
+
 def _signed(minus: str, amount: str) -> str:
     return ("minus " if minus else "") + numwords.number(amount)
 
@@ -843,6 +874,9 @@ def read_numbers(text: str) -> str:
     """Money, phone numbers, times, dates, units, percentages, years, ordinals, decimals."""
     if not re.search(r"\d", text):
         return text
+    if "^" in text:
+        text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
+        text = _POWER.sub(_power, text)
     text = _TIME_RANGE.sub(" to ", text)
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"(?<![\w/])9/11(?![\w/])", "nine eleven", text)
