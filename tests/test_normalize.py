@@ -207,6 +207,35 @@ CASES = {
         ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
         ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
     ],
+    "fractions of a unit": [
+        # The number after the slash was read with the unit: "one/two teaspoons".
+        ("Mix 2 cups flour, \u00bd tsp salt", "Mix two cups flour, half a teaspoon salt"),
+        (
+            "1/2 h, 3/4 lb, 1/3 oz, 2 1/2 tbsp",
+            "half an hour, three quarters of a pound, one third of an ounce, two and a half tablespoons",
+        ),
+    ],
+    "references": [
+        (
+            "J. 145(3), 1234-1245. doi:10.1121/1.5091234",
+            "J. one hundred forty-five (three), twelve thirty-four "
+            "to twelve forty-five. D O I one zero dot one one two one slash one dot five zero nine one two three four",
+        ),
+        (
+            "DOI: 10.1038/s41586-020-2.",
+            "D O I one zero dot one zero three eight slash s four one five eight six "
+            "dash zero two zero dash two.",
+        ),
+    ],
+    "comparisons": [
+        # Without spaces they were dropped as markup: "numpy one point two six".
+        (
+            "numpy >=1.26, requests<=2.31, foo==1.2, x!=3, a -> b",
+            "numpy greater than or equal to one point two six, requests less than or equal to two point three one, "
+            "foo equals one point two, x not equal to three, a to b",
+        ),
+        ("<b>bold</b> and a < b", "bold and a less than b"),
+    ],
     "powers": [
         # Superscripts were made digits by NFKC: "2³" was twenty-three, "m²" "m two".
         (

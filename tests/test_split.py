@@ -64,6 +64,10 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ),
         ("Items:\n- one\n- two\n2) three", ["Items:", "- one", "- two", "2) three"]),
         ("From: Jane\nTo: Team\nSubject: the plan", ["From: Jane", "To: Team", "Subject: the plan"]),
+        (
+            "see doi:10.1121/1.5091234\n## v1.4.0 (2024-05-01)\n- Fixed it",
+            ["see doi:10.1121/1.5091234", "## v1.4.0 (2024-05-01)", "- Fixed it"],
+        ),
         ("Roses are red\nViolets are blue", ["Roses are red", "Violets are blue"]),
         ("He met\njohn there. She met the\nTeam.", ["He met\njohn there.", "She met the\nTeam."]),
         # Items numbered in brackets, as a contract has them; not a line that runs on into one.

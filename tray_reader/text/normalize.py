@@ -385,9 +385,25 @@ def _path(m: re.Match[str]) -> str:
     return _speak_parts(run, "./_")
 
 
+_DOI = re.compile(r"\b[Dd][Oo][Ii]:\s?(10\.\d{4,9}/[^\s,;]+?)(?=[.,;)\]]*(?:\s|$))")
+"""A document's identifier in a reference, "doi:10.1121/1.5091234"."""
+
+
+_DOI_PARTS = {".": " dot ", "/": " slash ", "-": " dash ", "_": " underscore "}
+
+
+def _doi(m: re.Match[str]) -> str:
+    parts = re.findall(r"\d+|[./_-]|[^\d./_-]+", m.group(1))
+    return "D O I " + "".join(
+        f" {numwords.digits(p)} " if p.isdigit() else _DOI_PARTS.get(p, f" {p} ") for p in parts
+    )
+
+
 def read_addresses(text: str) -> str:
     """jane.doe@example.org -> 'jane dot doe at example dot org'; URLs without scheme or
-    query; file paths and names ("src/lib.rs": src slash lib dot rs)."""
+    query; file paths and names ("src/lib.rs": src slash lib dot rs); DOIs, digit by digit."""
+    if ":" in text:
+        text = _DOI.sub(_doi, text)
     if "@" in text:
         text = _EMAIL.sub(_email, text)
     if "." in text:
@@ -570,9 +586,12 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\s*×\s*"), " times "),
     (re.compile(r"\s*÷\s*"), " divided by "),
     (re.compile(r"\s*±\s*"), " plus or minus "),
-    (re.compile(r"\s*≥\s*|(?<=[\w)]) >= (?=[\w(-])"), " greater than or equal to "),
-    (re.compile(r"\s*≤\s*|(?<=[\w)]) <= (?=[\w(-])"), " less than or equal to "),
-    (re.compile(r"\s*≠\s*|(?<=[\w)]) != (?=[\w(-])"), " not equal to "),
+    # Written with or without spaces ("numpy >=1.26", "x>=3"): no markup has these.
+    (re.compile(r"\s*≥\s*|(?<![<>=!])\s*>=\s*(?=[\w(-])"), " greater than or equal to "),
+    (re.compile(r"\s*≤\s*|(?<![<>=!])\s*<=\s*(?=[\w(-])"), " less than or equal to "),
+    (re.compile(r"\s*≠\s*|(?<![<>=!])\s*!=\s*(?=[\w(-])"), " not equal to "),
+    (re.compile(r"(?<![<>=!])\s*==\s*(?=[\w(-])"), " equals "),
+    (re.compile(r"(?<=\s)[-=]>(?=\s)"), " to "),  # "A -> B", "x => y"
     (re.compile(r"(?<=[\w)]) < (?=[\w(-])"), " less than "),  # spaced: not a tag
     (re.compile(r"(?<=[\w)]) > (?=[\w(-])"), " greater than "),
     (re.compile(r"\s*≈\s*"), " approximately "),

@@ -371,6 +371,11 @@ _UNIT_SYMBOLS = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=T
 _UNIT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(\.(?=\s+[a-z]))?")
 """A number and its unit's symbol; a dot after the symbol is its abbreviation's when the
 sentence goes on ("1 tsp. salt")."""
+_FRACTION_OF_UNIT = re.compile(
+    r"(?<![\w/.])(?:(\d{1,3}) )?(\d{1,2})/(\d{1,2})\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(?:\.(?=\s+[a-z]))?"
+)
+"""A fraction of a unit, "1/2 tsp", "2 1/2 kg": not the number before the slash and a
+quantity after it ("one/two teaspoons")."""
 _UNIT_BEFORE_NOUN = re.compile(
     r"\b([Aa]n? )(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")(?![\w/])"
     r"(?= (?!(?:of|or|and|to|by|per|in|on|at|for|from|with|is|was)\b)[a-z])"
@@ -823,17 +828,36 @@ def _decade(m: re.Match[str]) -> str:
     return numwords.plural(numwords.cardinal(int(tens)))
 
 
+def _part(num: int, den: int, article: str) -> str:
+    """A proper fraction in words, "a half" / "one half", "three quarters"."""
+    if den in _DENOMINATORS:
+        one, many = _DENOMINATORS[den]
+    else:
+        one = numwords.ordinal(den)
+        many = numwords.plural(one)
+    return f"{article} {one}" if num == 1 else f"{numwords.cardinal(num)} {many}"
+
+
 def _mixed_number(m: re.Match[str]) -> str:
     whole, num, den = m.group(1), int(m.group(2)), int(m.group(3))
     if not 0 < num < den or den > 16:
         return m.group()
-    if den in _DENOMINATORS:
-        one, many = _DENOMINATORS[den]
-        part = f"a {one}" if num == 1 else f"{numwords.cardinal(num)} {many}"
-    else:
-        name = numwords.ordinal(den)
-        part = f"a {name}" if num == 1 else f"{numwords.cardinal(num)} {numwords.plural(name)}"
-    return f"{numwords.number(whole)} and {part}"
+    return f"{numwords.number(whole)} and {_part(num, den, 'a')}"
+
+
+def _fraction_of_unit(m: re.Match[str]) -> str:
+    whole, num, den, unit = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+    if not 0 < num < den or den > 16:
+        return m.group()
+    if num >= 10:
+        return m.group()  # "10/11 MB"
+    one, many = _UNITS[unit]
+    if whole:
+        return f"{numwords.number(whole)} and {_part(num, den, 'a')} {many}"
+    article = "an" if one[0] in "aeiou" or one.startswith("hour") else "a"
+    if (num, den) == (1, 2):
+        return f"half {article} {one}"
+    return f"{_part(num, den, 'one')} of {article} {one}"
 
 
 def _fraction(m: re.Match[str]) -> str:
@@ -934,6 +958,7 @@ def read_numbers(text: str) -> str:
     text = _DECADE.sub(_decade, text)
     text = _DEGREES.sub(_degrees, text)
     text = _PERCENT.sub(_percent, text)
+    text = _FRACTION_OF_UNIT.sub(_fraction_of_unit, text)
     text = _UNIT_BEFORE_NOUN.sub(_unit_before_noun, text)
     text = _UNIT.sub(_unit, text)
     text = _SECONDS.sub(
