@@ -236,6 +236,14 @@ CASES = {
         ),
         ("<b>bold</b> and a < b", "bold and a less than b"),
     ],
+    "numbers said twice": [
+        # Contracts write a number in words and in brackets: it is said once.
+        (
+            "within thirty (30) days, Ten Thousand (10,000) shares, twenty-one (21) years",
+            "within thirty days, Ten Thousand shares, twenty-one years",
+        ),
+        ("thirty (31) days, dirty (30) tricks", "thirty (thirty-one) days, dirty (thirty) tricks"),
+    ],
     "powers": [
         # Superscripts were made digits by NFKC: "2³" was twenty-three, "m²" "m two".
         (

@@ -65,6 +65,10 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Items:\n- one\n- two\n2) three", ["Items:", "- one", "- two", "2) three"]),
         ("From: Jane\nTo: Team\nSubject: the plan", ["From: Jane", "To: Team", "Subject: the plan"]),
         (
+            "\u2705 Done: 3 tasks\n\u274c Failed: 1\n\u26a0\ufe0f Disk full",
+            ["\u2705 Done: 3 tasks", "\u274c Failed: 1", "\u26a0\ufe0f Disk full"],
+        ),
+        (
             "see doi:10.1121/1.5091234\n## v1.4.0 (2024-05-01)\n- Fixed it",
             ["see doi:10.1121/1.5091234", "## v1.4.0 (2024-05-01)", "- Fixed it"],
         ),

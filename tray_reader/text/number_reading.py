@@ -894,10 +894,26 @@ def _plain(m: re.Match[str]) -> str:
     return _signed(m.group(1), m.group(2))
 
 
+_NUMBER_IN_BRACKETS = re.compile(r" ?\((\d{1,3}(?:,\d{3})*|\d{1,9})\)")
+"""A number in brackets after the same number in words, as contracts write them: "thirty (30)
+days" is said once."""
+
+
+def _said_before(m: re.Match[str]) -> str:
+    spoken = numwords.cardinal(int(m.group(1).replace(",", "")))
+    before = m.string[max(0, m.start() - len(spoken) - 1) : m.start()].lower().replace(" ", "-")
+    words = spoken.replace(" ", "-")
+    if before.endswith(words) and (len(before) == len(words) or not before[-len(words) - 1].isalpha()):
+        return ""
+    return m.group()
+
+
 def read_numbers(text: str) -> str:
     """Money, phone numbers, times, dates, units, percentages, years, ordinals, decimals."""
     if not re.search(r"\d", text):
         return text
+    if "(" in text:
+        text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
     if "^" in text:
         text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
         text = _POWER.sub(_power, text)

@@ -244,9 +244,12 @@ def _paragraph_sentences(paragraph: str) -> Iterator[str]:
     yield from _bounded(paragraph[start:])
 
 
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,2}[.)]|[a-z][)]|#{1,6})[ \t]+\S")
-"""A line that is a list item ("- item", "• item", "1. item", "a) item") or a Markdown
-heading ("## Changes")."""
+_LIST_ITEM = re.compile(
+    r"[ \t]*(?:[-*+\u2022\u00b7\u2023\u2013]|\d{1,2}[.)]|[a-z][)]|#{1,6}"
+    r"|[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]\ufe0f?)[ \t]+\S"
+)
+"""A line that is a list item ("- item", "• item", "1. item", "a) item", "✅ Done"), or a
+Markdown heading ("## Changes")."""
 _BRACKETED_ITEM = re.compile(r"[ \t]*\((?:[A-Za-z]|[ivx]{2,5}|\d{1,2})\)[ \t]+\S")
 """A line that is an item numbered in brackets, as a contract or a statute has them ("(a) the
 buyer", "(iii) the seller", "(2) …"), unless the line before runs on into it (`_RUNS_INTO_ITEM`)."""
