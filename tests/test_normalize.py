@@ -206,6 +206,10 @@ CASES = {
         ),
         ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
         ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
+        (
+            "H.R. 3684 passed; in the U.S. 435 people",
+            "H.R. thirty-six eighty-four passed; in the U.S. four hundred thirty-five people",
+        ),
     ],
     "fractions of a unit": [
         # The number after the slash was read with the unit: "one/two teaspoons".

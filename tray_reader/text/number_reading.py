@@ -526,10 +526,11 @@ _NAMED_BY_NUMBER = re.compile(
 101"): said as a name, "seven forty-seven four hundred", not as a quantity or a range.
 Capitalised only: "room 911" is still a number."""
 _CAPITALS_NUMBER = re.compile(
-    r"(?<![\w.&/'#-])([A-Z]{2,5}) ([1-9]\d{2,3})(?:-([1-9]\d{0,3}))?(s?)" + _NO_QUANTITY_AFTER
+    r"(?<![\w.&/'#-])([A-Z]{2,5}|(?:[A-Z]\.){2,3}) ([1-9]\d{2,3})(?:-([1-9]\d{0,3}))?(s?)"
+    + _NO_QUANTITY_AFTER
 )
-"""A number after a code in capitals ("SB 1047", "HTTP 404", "ISO 8859-1"): a name too; but
-not a range ("HTTP 400-499")."""
+"""A number after a code in capitals ("SB 1047", "HTTP 404", "H.R. 3684", "ISO 8859-1"): a
+name too; but not a range ("HTTP 400-499")."""
 _LETTERS_NUMBER = re.compile(
     r"(?<![\w.&/'#-])([A-Z]{1,5})(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
 )
@@ -638,6 +639,11 @@ _CAPITAL_WORDS = frozenset(
         "UK",
         "EU",
         "UN",
+        "U.S.",
+        "U.S.A.",
+        "U.K.",
+        "E.U.",
+        "U.N.",
     ]
 )
 """Words of a line in capitals, and codes of places, after which a number is a quantity
