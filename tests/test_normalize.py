@@ -240,6 +240,19 @@ CASES = {
         ),
         ("<b>bold</b> and a < b", "bold and a less than b"),
     ],
+    "years and counts": [
+        # A year-shaped number before a plural counts, unless a word brings in a year.
+        (
+            "we had 1250 people, sold 1999 cars; It was 1999 plus tax",
+            "we had one thousand two hundred fifty people, "
+            "sold one thousand nine hundred ninety-nine cars; It was nineteen ninety-nine plus tax",
+        ),
+        (
+            "In 1999 prices rose, the 1999 models. 1999 marks it",
+            "In nineteen ninety-nine prices rose, "
+            "the nineteen ninety-nine models. nineteen ninety-nine marks it",
+        ),
+    ],
     "numbers said twice": [
         # Contracts write a number in words and in brackets: it is said once.
         (

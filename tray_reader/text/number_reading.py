@@ -457,6 +457,33 @@ _FISCAL_YEAR = re.compile(r"\bFY\s?(\d{4}|\d{2})\b")
 """A fiscal year, "FY2023", "FY23"."""
 _SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
 _YEAR = re.compile(r"(?<![\w.,$€£¥-])(1[1-9]\d\d|20\d\d)(?![\w%]|[.,]\d)")
+_COUNTED_AFTER = re.compile(
+    r"\s+(?:(?![a-z]*(?:ss|us|is|ous|ways)\b|(?:has|as|its|years|yes|perhaps|besides|towards|afterwards"
+    r"|whereas|does|goes|says|gets|makes|marks|begins|ends|sees|seems|remains|becomes|comes|brings"
+    r"|takes|saw|shows|means|looks)\b)[a-z]+s|people|children|men|women|staff)\b"
+)
+"""A plural noun, so the number before it counts ("1250 people", "1999 cars")."""
+_YEAR_BEFORE = re.compile(
+    r"(?i)\b(?:in|since|by|the|of|from|during|until|till|before|after|circa|c|ca|between|and|to|year|'s)\.?\s+$"
+)
+"""A word that brings in a year: "in 1999 prices rose", "the 1999 models"."""
+
+
+def _year_or_count(m: re.Match[str]) -> str:
+    """A year ("nineteen ninety-nine"), or a count where a plural follows and nothing before
+    brings in a year ("we had 1250 people": one thousand two hundred fifty)."""
+    number = int(m.group(1))
+    if number % 100 and _COUNTED_AFTER.match(m.string, m.end()):
+        before = m.string[max(0, m.start() - 12) : m.start()]
+        if (
+            before.strip()
+            and not before.rstrip().endswith((".", "!", "?"))
+            and not _YEAR_BEFORE.search(before)
+        ):
+            return numwords.cardinal(number)
+    return numwords.year(number)
+
+
 _EARLY_YEAR = re.compile(
     r"\b((?:[Yy]ear|[Ii]n|[Ss]ince)\s+)(10[1-9]\d)(?![\w%]|[.,]\d)"
     r"(?!\s+(?!(?:was|is|has|as|this|its)\b)[a-z]+s\b)"
@@ -987,7 +1014,7 @@ def read_numbers(text: str) -> str:
         lambda m: f"{_signed(m.group(1), m.group(2))} {_quantity(m.group(2), 'second', 'seconds')}", text
     )
     text = _EARLY_YEAR.sub(lambda m: m.group(1) + numwords.year(int(m.group(2))), text)
-    text = _YEAR.sub(lambda m: numwords.year(int(m.group(1))), text)
+    text = _YEAR.sub(_year_or_count, text)
     text = _ORDINAL.sub(lambda m: numwords.ordinal(int(m.group(1).replace(",", ""))), text)
     text = _TIMES.sub(r"\1 times", text)
     text = _FACTOR_AUTHENTICATION.sub(" F A", text)
