@@ -260,6 +260,10 @@ CASES = {
             "within thirty days, Ten Thousand shares, twenty-one years",
         ),
         ("thirty (31) days, dirty (30) tricks", "thirty (thirty-one) days, dirty (thirty) tricks"),
+        (
+            "fifty percent (50%) or more, more than Fifty Percent (50 %), fifty (50%)",
+            "fifty percent or more, more than Fifty Percent, fifty (fifty percent)",
+        ),
     ],
     "powers": [
         # Superscripts were made digits by NFKC: "2³" was twenty-three, "m²" "m two".
@@ -566,6 +570,75 @@ CASES = {
         ),
         ("retry after 30s, in his 30s", "retry after thirty seconds, in his thirties"),
         ("Jan 5\u00b0, Mar 3%", "Jan five degrees, Mar three percent"),
+    ],
+    "release notes, manuals and licences": [
+        # A version at a sentence's end was read digit by digit between full stops.
+        (
+            "Update to 2.4.1. Added in 7.53.0.",
+            "Update to two point four point one. Added in seven point fifty-three point zero.",
+        ),
+        ("#### Changed in v0.4.0", "Changed in version zero point four point zero."),
+        (
+            "It is 3.5. See 10.0.0.1 here",
+            "It is three point five. See ten point zero point zero point one here",
+        ),
+        # A package's name and release joined by a hyphen.
+        (
+            "[bug introduced in coreutils-8.32], Groff-1.17, gcc-12.2",
+            "bug introduced in coreutils eight point thirty-two, Groff one point seventeen, gcc twelve point two",
+        ),
+        (
+            "COVID-19.5, x-1.25, 5-10.25",
+            "COVID nineteen point five, x one point two five, five to ten point two five",
+        ),
+        # A manual's footer: a version, then a month and a year (not "nine.the first of September").
+        ("GNU coreutils 9.1 September 2022", "GNU coreutils nine point one September twenty twenty-two"),
+        ("on 3 May 2024", "on the third of May, twenty twenty-four"),
+        (
+            "a little HTTP/1.1 library, HTTP/2 and HTTP/HTTPS",
+            "a little HTTP one point one library, HTTP two and HTTP or HTTPS",
+        ),
+        (
+            "copies 100 KiB of data, 4 GiB, 1 MiB",
+            "copies one hundred kibibytes of data, four gibibytes, one mebibyte",
+        ),
+        # Options in manuals: with an optional value, in quotes, in brackets, or long with one dash.
+        (
+            "--backup[=CONTROL] make a backup, like --color[=WHEN]",
+            "dash dash backup CONTROL make a backup, like dash dash color WHEN",
+        ),
+        ("'ls -v' and 'sort -V', use getcap [-r]", "ls dash v' and 'sort dash V', use getcap dash r"),
+        (
+            "the -print action, -maxdepth 0 and -files0-from, gcc -march",
+            "the dash print action, dash maxdepth zero and dash files zero-from, gcc dash march",
+        ),
+        (
+            'Add "-W/--dwarf" to objdump, -h/--help',
+            'Add " dash W or dash dash dwarf" to objdump, dash h or dash dash help',
+        ),
+        (
+            "well-known, pre- and post-war, a -5 value, supporting %-formatting",
+            "well-known, pre and post-war, a minus five value, supporting percent -formatting",
+        ),
+        # The copyright sign as typed.
+        (
+            "Copyright (C) 2007 Free Software Foundation, Inc.",
+            "Copyright two thousand seven Free Software Foundation, Incorporated.",
+        ),
+        (
+            "COPYRIGHT (c) The Regents; (c) 2013, Bastian",
+            "COPYRIGHT The Regents; copyright twenty thirteen, Bastian",
+        ),
+        ("(c) You must retain; Section 4(c) 2019", "(c) You must retain; Section four (c) twenty nineteen"),
+        # A list item wrapped onto indented lines ends once, at its end (a full stop was put at
+        # the end of its first line).
+        (
+            "* more robust than asyncio on Python\n    3.8)\n* Fix the crash when the\n  icon is hidden\n* Done",
+            "more robust than asyncio on Python three point eight). Fix the crash when the icon is hidden. Done.",
+        ),
+        ("- one\n- two\n# Heading\n  text", "one. two. Heading. text"),
+        (">>> median([2, 3])\n    2.5", "median(two, three). two point five"),  # a doctest's output
+        ("compatible, eg. Python", "compatible, for example Python"),
     ],
 }
 

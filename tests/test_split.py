@@ -82,6 +82,15 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("the costs of\n(a) travel and (b) food", ["the costs of\n(a) travel and (b) food"]),
         ("See you Tue. 3/4 then. Ok.", ["See you Tue. 3/4 then.", "Ok."]),  # a weekday before a date
         ("I sat. 3 came.", ["I sat.", "3 came."]),
+        # "e.g.", "i.e.", "cf." introduce what follows, whatever it begins with.
+        (
+            "Options start with a dash, e.g. ``-h``. Next.",
+            ["Options start with a dash, e.g. ``-h``.", "Next."],
+        ),
+        ("your cmdline (e.g.\n/proc/self/cmdline), but", ["your cmdline (e.g.\n/proc/self/cmdline), but"]),
+        ('Use it, i.e. "grep". Cf. #785075 too.', ['Use it, i.e. "grep".', "Cf. #785075 too."]),
+        ("numbers, eg. 3 and 4. Then", ["numbers, eg. 3 and 4.", "Then"]),
+        ("It hit 3 etc. Then we left.", ["It hit 3 etc.", "Then we left."]),
     ],
 )
 def test_sentences(text, expected):

@@ -91,6 +91,16 @@ _STAR_RATING = re.compile(r"\u2605+\u2606*|\u2606+")
 """Filled stars, then empty ones: a rating ("\u2605\u2605\u2605\u2605\u2606")."""
 
 
+_TYPED_COPYRIGHT = re.compile(r"(?i:(\bcopyright)\s*)\([Cc]\)|(?<![\w)])\([Cc]\)(?=\s*\d{4}\b)")
+"""The copyright sign as typed, "(C)" or "(c)": after the word it is not said again ("Copyright
+(C) 2007 Free Software Foundation"); alone it is said before a year ("(c) 2013, Bastian"), and
+elsewhere it is an item's letter ("(c) You must retain")."""
+
+
+def _typed_copyright(m: re.Match[str]) -> str:
+    return m.group(1) or "copyright"
+
+
 def _legal_mark(m: re.Match[str]) -> str:
     """'© 2024 Acme' -> 'copyright 2024 Acme'; a mark at the end of a name ("Acme®",
     "Foo™") is not said, and "Copyright ©" says the word once."""
@@ -113,10 +123,12 @@ def _stars(m: re.Match[str]) -> str:
 
 
 def read_marks(text: str) -> str:
-    """The copyright, registered and trademark signs and star ratings as words; read before
-    NFKC, which makes "™" the letters "TM"."""
+    """The copyright, registered and trademark signs (also "(C)" typed) and star ratings as
+    words; read before NFKC, which makes "™" the letters "TM"."""
     if "\u00a9" in text or "\u00ae" in text or "\u2122" in text:
         text = _LEGAL_MARK.sub(_legal_mark, text)
+    if "(c)" in text or "(C)" in text:
+        text = _TYPED_COPYRIGHT.sub(_typed_copyright, text)
     if "\u2605" in text or "\u2606" in text:
         text = _STAR_RATING.sub(_stars, text)
     return text
@@ -208,19 +220,31 @@ def _end_marked_lines(text: str) -> str:
     rows = text.split("\n")
     table = sum("\t" in row.strip() for row in rows) >= 2  # one tab in one line is a blank
     piped = sum(bool(_MD_TABLE_ROW.match(row)) for row in rows) >= 2  # a Markdown table
-    for line in rows:
+    item_open = False  # a list item wrapped onto the lines after it, not yet ended
+    for i, line in enumerate(rows):
         if piped and _MD_TABLE_RULE.match(line):
             continue  # |---|---|
         if piped and _MD_TABLE_ROW.match(line):
             line = "\t".join(line.strip().strip("|").split("|"))
-        stripped, n = _MD_LINE_MARK.subn("", line)
+        mark = _MD_LINE_MARK.match(line)
+        stripped, n = (line[mark.end() :], 1) if mark else (line, 0)
         if (table or piped) and "\t" in stripped.strip():
             stripped = ", ".join(cell.strip() for cell in stripped.split("\t") if cell.strip())
             n += 1
-        if n and stripped.strip() and not re.search(r"[.!?:;,]\s*$", stripped):
-            stripped = stripped.rstrip() + "."
+        wraps = i + 1 < len(rows) and _wrapped_on(rows[i + 1]) and not (table or piped)
+        if n == 1 and mark and mark.group().strip()[0] not in "#>" and wraps:
+            item_open = True  # "* robust on Python\n    3.8)": the item ends further down
+        elif (n or item_open) and not (item_open and wraps):
+            item_open = False
+            if stripped.strip() and not re.search(r"[.!?:;,]\s*$", stripped):
+                stripped = stripped.rstrip() + "."
         lines.append(stripped)
     return "\n".join(lines)
+
+
+def _wrapped_on(line: str) -> bool:
+    """Whether ``line`` goes on with the list item above it: indented, and no item itself."""
+    return line[:1] in (" ", "\t") and bool(line.strip()) and not _MD_LINE_MARK.match(line)
 
 
 _CITATION = re.compile(rf"(?<=[\w.,;:!?)\]\"']){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)")
@@ -469,7 +493,7 @@ _ABBREVIATIONS = [
     _abbrev(r"\bSr\.", "Senior", can_end=True),
     _abbrev(r"\bInc\.", "Incorporated", can_end=True),
     _abbrev(r"\bLtd\.", "Limited", can_end=True),
-    _abbrev(r"\b[Ee]\.\s?g\.", "for example"),
+    _abbrev(r"\b[Ee]\.\s?g\.|\beg\.(?=\s)", "for example"),
     _abbrev(r"\b[Ii]\.\s?e\.", "that is"),
     _abbrev(r"\b[Ee]tc\.", "et cetera", can_end=True),
     _abbrev(r"\b[Vv]s\.?(?=\s)", "versus"),
@@ -559,6 +583,19 @@ _KEY_NAMES = {
 _KEY = re.compile(r"\b((?:[Pp]ress|[Hh]it|[Tt]ype|[Kk]ey|or) )([/?\\|=+*~^#.,-])(?= )")
 """A key standing alone after "press", "type" or "or" ("press / to search"): its name."""
 
+_OPTION_END = r"(?=[\s=.,;:)\[\]/'\"]|$)"
+"""What may follow an option's name: a blank, its value ("--file=F", "--color[=WHEN]"), a
+closing bracket or quote ("[-r]", "'ls -v'"), another spelling ("-W/--dwarf"), punctuation."""
+_LONG_OPTION = re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*" + _OPTION_END + ")")
+_SHORT_OPTION = re.compile(
+    r"(?<![\w-])-(?=[a-zA-Z]{1,3}" + _OPTION_END + ")"
+    r"|(?:(?<=[\s(\['\"])|^)-(?=[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*" + _OPTION_END + ")"
+)
+"""A short flag ("-v", "-la") or, in lower case after a blank or a bracket, a long one with one
+dash, as find and compilers have them ("-print", "-maxdepth", "-march")."""
+_OPTION_OR_OPTION = re.compile(r"(?<=\w)/(?=--?[a-zA-Z])")
+"""A slash between two spellings of an option, "-W/--dwarf": or."""
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER, " per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
@@ -569,8 +606,9 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bMoM\b"), "month over month"),
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
-    (re.compile(r"(?<![\w-])--(?=[a-z][a-z0-9-]*(?:[\s=.,;:)]|$))"), " dash dash "),  # "--verbose"
-    (re.compile(r"(?<![\w-])-(?=[a-zA-Z]{1,3}(?:[\s.,;:)]|$))"), " dash "),  # "-v", "-la"
+    (_OPTION_OR_OPTION, " or "),
+    (_LONG_OPTION, " dash dash "),  # "--verbose"
+    (_SHORT_OPTION, " dash "),  # "-v", "-la", "-print"
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
     (_DAY_RANGE, lambda m: f"{DAYS[m.group(1).lower()]} to {DAYS[m.group(2).lower()]}"),  # "Mon–Fri"

@@ -200,7 +200,8 @@ _MONTH = (
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
 )
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
-_DAY_MONTH_YEAR = re.compile(rf"\b([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b")
+_DAY_MONTH_YEAR = re.compile(rf"(?<![\w.])([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b")
+"""A day before its month, "3 May 2024"; not the end of a decimal ("coreutils 9.1 September 2022")."""
 _MONTH_DAY_YEAR = re.compile(
     rf"\b{_MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d|\s?[°%])(?:,?\s+(\d{{4}})\b)?"
 )
@@ -335,6 +336,10 @@ _UNITS = {
     "MB": ("megabyte", "megabytes"),
     "GB": ("gigabyte", "gigabytes"),
     "TB": ("terabyte", "terabytes"),
+    "KiB": ("kibibyte", "kibibytes"),
+    "MiB": ("mebibyte", "mebibytes"),
+    "GiB": ("gibibyte", "gibibytes"),
+    "TiB": ("tebibyte", "tebibytes"),
     "KB/s": ("kilobyte per second", "kilobytes per second"),
     "kB/s": ("kilobyte per second", "kilobytes per second"),
     "MB/s": ("megabyte per second", "megabytes per second"),
@@ -721,12 +726,16 @@ _SOFTWARE_VERSION = re.compile(
 )
 """A release of a known program, or after "version", with two digits or more after its dot:
 "Python 3.11" is three point eleven, not three point one one."""
+_PACKAGE_VERSION = re.compile(r"(?<![\w.-])([A-Za-z][\w+]*[A-Za-z+])-(\d{1,3})\.([1-9]\d{1,2})(?!\w|\.\d)")
+"""A package's name and release joined by a hyphen, as release notes write them ("bug introduced
+in coreutils-8.32"): the release is read as a version, eight point thirty-two."""
 _UBUNTU_VERSION = re.compile(r"\b([KXL]?[Uu]buntu )(\d{2})\.(\d{2})(?:\.(\d{1,2}))?(?!\w|\.\d)")
 """Ubuntu's releases are named by year and month: "22.04" is twenty-two oh four."""
 
 
-def _software_version(m: re.Match[str]) -> str:
-    name, major, minor = m.groups()
+def _software_version(m: re.Match[str], name: str | None = None) -> str:
+    said, major, minor = m.groups()
+    name = name or said
     return f"{name}{numwords.cardinal(int(major))} point {numwords.cardinal(int(minor))}"
 
 
@@ -738,6 +747,9 @@ def _ubuntu_version(m: re.Match[str]) -> str:
     return spoken + (f" point {numwords.cardinal(int(point))}" if point else "")
 
 
+_PROTOCOL_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP)/(?=\d)")
+"""A protocol's version after a slash, "HTTP/1.1", "HTTP/2": the name and the number (the slash
+between letters is "or", as in "and/or")."""
 _SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
 """An amount with its scale's letter: "3.5M users", "2bn"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
@@ -846,7 +858,9 @@ _RANGE = re.compile(
     r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
     r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
 )
-_VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]|\.\d)")
+_VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\w|\.\d)")
+"""A version or an address of three numbers or more joined by dots, "2.4.1", "10.0.0.1", also at
+a sentence's end ("Update to 2.4.1.": not "two. four. one.")."""
 _PLAIN = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")(?![\w]|\.\d)")
 _DIGIT_LETTER = re.compile(r"(?<=[A-Za-z])-?(?=\d)|(?<=\d)(?=[A-Za-z])")
 _DENOMINATORS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
@@ -927,13 +941,13 @@ def _plain(m: re.Match[str]) -> str:
     return _signed(m.group(1), m.group(2))
 
 
-_NUMBER_IN_BRACKETS = re.compile(r" ?\((\d{1,3}(?:,\d{3})*|\d{1,9})\)")
+_NUMBER_IN_BRACKETS = re.compile(r" ?\((\d{1,3}(?:,\d{3})*|\d{1,9})( ?%)?\)")
 """A number in brackets after the same number in words, as contracts write them: "thirty (30)
-days" is said once."""
+days", "fifty percent (50%)" is said once."""
 
 
 def _said_before(m: re.Match[str]) -> str:
-    spoken = numwords.cardinal(int(m.group(1).replace(",", "")))
+    spoken = numwords.cardinal(int(m.group(1).replace(",", ""))) + (" percent" if m.group(2) else "")
     before = m.string[max(0, m.start() - len(spoken) - 1) : m.start()].lower().replace(" ", "-")
     words = spoken.replace(" ", "-")
     if before.endswith(words) and (len(before) == len(words) or not before[-len(words) - 1].isalpha()):
@@ -961,6 +975,7 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _VERSION_MARK.sub("version ", text)
+    text = _PROTOCOL_VERSION.sub(r"\1 ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _REFERENCE_CHAIN.sub(_reference_chain, text)
@@ -998,6 +1013,7 @@ def read_numbers(text: str) -> str:
     text = _CAPITALS_NUMBER.sub(_capitals_number, text)
     text = _LETTERS_NUMBER.sub(_letters_number, text)
     text = _SOFTWARE_VERSION.sub(_software_version, text)
+    text = _PACKAGE_VERSION.sub(lambda m: _software_version(m, m[1] + " "), text)
     text = _UBUNTU_VERSION.sub(_ubuntu_version, text)
     text = _RANGE.sub(" to ", text)
     text = _SCALED.sub(lambda m: f"{numwords.number(m.group(1))} {_SCALE_WORDS[m.group(2).lower()]}", text)

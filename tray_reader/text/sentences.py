@@ -83,6 +83,9 @@ _NO_BREAK_AFTER = frozenset(
     ]
 )
 """Abbreviations whose dot rarely ends a sentence ('Dr. Smith', 'e.g. this')."""
+_NEVER_ENDS = frozenset(["e.g", "i.e", "eg", "cf", "viz"])
+"""Abbreviations that introduce what follows: their dot ends no sentence, whatever comes next
+(an option, a path, a quote: "e.g. `-h`", "(e.g. /proc/self/cmdline)")."""
 _NO_BREAK_BEFORE_NUMBER = frozenset(
     [
         "jan",
@@ -190,6 +193,8 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     word = _WORD_BEFORE.search(text, max(0, m.start() - WORD_REACH), m.start() + 1)
     before = word.group(1).lower().lstrip("(\"'") if word else ""
     following = text[m.end() : m.end() + 1]
+    if before in _NEVER_ENDS:
+        return False
     if before in _NO_BREAK_AFTER and (following.isalnum() or following == "("):
         return False  # "Dr. Smith", "No. 5", "et al. (2020)"; but "on Elm St. **Next**" ends there
     if (
