@@ -364,7 +364,7 @@ CASES = {
         ),  # a spreadsheet's rows
         ("\tindented line", "indented line"),
         ("a ~5 min walk for ~$20", "a about five minutes walk for about twenty dollars"),
-        ("see ~/docs", "see docs"),
+        ("see ~/docs", "see home slash docs"),  # not "about": a folder in the home folder
     ],
     "codes and references": [
         (
@@ -639,6 +639,42 @@ CASES = {
         ("- one\n- two\n# Heading\n  text", "one. two. Heading. text"),
         (">>> median([2, 3])\n    2.5", "median(two, three). two point five"),  # a doctest's output
         ("compatible, eg. Python", "compatible, for example Python"),
+        # A name with a number in it is said as words, not spelled; a code still is.
+        (
+            "command1 and expression2, libgcrypt20, bfloat16, resize2fs",
+            "command one and expression two, libgcrypt twenty, bfloat sixteen, resize two F S",
+        ),
+        (
+            "code 1Z99AB1234, INV20240015, X7K9P2QW, deadbeef1234, allowZip64",
+            "code one Z nine nine A B one two three four, I N V two zero two four zero zero one five, "
+            "X seven K nine P two Q W, D E A D B E E F one two three four, A L L O W Z I P six four",
+        ),
+        # A slash before a number, after "w" before a word, in a path with a variable, in a name.
+        (
+            "Fix PR target/106482, fix w/cmake, GNU make on OS/2",
+            "Fix PR target slash one hundred six thousand four hundred eighty-two, fix with cmake, "
+            "GNU make on OS two",
+        ),
+        (
+            "w/o sugar, r/w access, yes/no, Windows 10/11",
+            "without sugar, r or w access, yes or no, Windows ten slash eleven",
+        ),
+        (
+            "adjust /proc/$pid/cmdline and $HOME/.config/app",
+            "adjust slash proc slash pid slash cmdline and HOME slash dot config slash app",
+        ),
+        ("sys.argv[0] is set. It was built.[1][2] Then", "sys.argv zero is set. It was built. Then"),
+        # A file ending alone, and a file in the home folder.
+        (
+            "writes it (`.ogg`, `.flac`, or `.mp3`) for the .deb package",
+            "writes it (dot ogg, dot flac, or dot mp three) for the dot deb package",
+        ),
+        ("ok.so, file.txt, 0.5.tar", "ok.so, file dot txt, zero dot five dot tar"),
+        (
+            "reads ~/.bashrc, ~/.bash_profile and ~/Documents",
+            "reads home slash dot bashrc, home slash dot bash underscore profile and home slash Documents",
+        ),
+        ("~5 min, C:/tmp", "about five minutes, C: tmp"),
     ],
 }
 

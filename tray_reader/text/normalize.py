@@ -385,8 +385,13 @@ _FILE_TYPES = (
 )
 _FILE_NAME = re.compile(rf"(?<![\w./\\-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_TYPES})(?![\w/-]|\.\w)")
 """A file name with a known ending, "index.html", "settings.toml": its dots are said."""
-_PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/?(?:[\w.-]+/)+[\w.-]*\w")
-"""A run of names joined by slashes, checked by `_is_path`: "src/lib.rs", "~/.config/app"."""
+_EXTENSION = re.compile(rf"(?<![\w./\\-])\.({_FILE_TYPES})(?![\w/-]|\.\w)")
+"""A file ending alone, "the .deb package", "(`.ogg`, `.flac`)": dot deb (its dot was run into the
+punctuation before it)."""
+_PATH = re.compile(r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:\$?[\w.-]+/)+\$?[\w.-]*\w|~/[\w.-]*\w)")
+"""A run of names joined by slashes, checked by `_is_path`: "src/lib.rs", "~/.config/app", a
+name in the home folder ("~/.bashrc"), also with a variable in it ("/proc/$pid/cmdline",
+"$HOME/.config": not "pid or cmdline")."""
 
 
 def _is_path(run: str) -> bool:
@@ -436,6 +441,7 @@ def read_addresses(text: str) -> str:
         text = _PATH.sub(_path, text)
     if "." in text:
         text = _FILE_NAME.sub(lambda m: _speak_parts(m.group(), "._"), text)
+        text = _EXTENSION.sub(r" dot \1", text)
     return text
 
 
@@ -614,7 +620,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_DAY_RANGE, lambda m: f"{DAYS[m.group(1).lower()]} to {DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
     (re.compile(r"\b([A-Z])/([A-Z])\b"), r"\1 \2"),  # "A/B testing", "I/O", "P/E"
-    (re.compile(r"\b[Ww]/(?=\s)"), "with"),
+    (re.compile(r"\b[Ww]/(?=\s)|\bw/(?=[a-z]{2,}\b)"), "with "),  # "w/ milk", "w/cmake"
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),

@@ -533,12 +533,33 @@ _LONG_ID = re.compile(r"(?<![\w.,$€£¥-])(?!\d{1,3}0+\b)\d{8,}(?![\w%]|[.,]\d
 """Eight digits or more, not a round number: an identifier, read digit by digit (an order
 number was "one hundred twenty-three billion ...")."""
 _MIXED_CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{8,}\b")
-"""Eight characters or more of letters and digits mixed: a code, read character by character."""
+"""Eight characters or more of letters and digits mixed: a code, read character by character;
+or a name with a number in it (`_mixed_code`)."""
+_WORD_IN_NAME = re.compile(r"(?=.*[AEIOUYaeiouy])(?:[a-z]{3,}|[A-Z][a-z]{3,}|[A-Z]{4,})")
+"""Letters in a name with digits that can be said as a word ("command1", "bfloat16", "num2words"):
+three or more with a vowel, in one case (not "acdfhklLnNrtvV"); a code's letters are fewer
+("1Z99AB1234", "INV20240015")."""
 
 
 def _mixed_code(m: re.Match[str]) -> str:
+    """A code character by character; a name whose letters make words, as a program's or a
+    placeholder's ("expression2", "libgcrypt20", "resize2fs"), with its words said and its
+    small numbers as numbers (it was spelled out, "E X P R E S S I O N two")."""
     parts = re.findall(r"\d+|[A-Za-z]+", m.group())
-    return " ".join(numwords.digits(p) if p.isdigit() else " ".join(p.upper()) for p in parts)
+    letters = [p for p in parts if not p.isdigit()]
+    hexadecimal = re.fullmatch(r"[0-9a-fA-F]+", m.group())  # a hash, "19dcee17a4": a code
+    if (
+        hexadecimal
+        or not any(_WORD_IN_NAME.fullmatch(p) for p in letters)
+        or not all(len(p) <= 2 or _WORD_IN_NAME.fullmatch(p) for p in letters)
+    ):
+        return " ".join(numwords.digits(p) if p.isdigit() else " ".join(p.upper()) for p in parts)
+    return " ".join(
+        (numwords.cardinal(int(p)) if len(p) <= 2 and p[0] != "0" else numwords.digits(p))
+        if p.isdigit()
+        else (p if _WORD_IN_NAME.fullmatch(p) else " ".join(p.upper()))
+        for p in parts
+    )
 
 
 _CODE = re.compile(r"(?<![\w.-])\d+(?:-\d+){2,}(?![\w.-]|\.\d)")
@@ -747,9 +768,12 @@ def _ubuntu_version(m: re.Match[str]) -> str:
     return spoken + (f" point {numwords.cardinal(int(point))}" if point else "")
 
 
-_PROTOCOL_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP)/(?=\d)")
-"""A protocol's version after a slash, "HTTP/1.1", "HTTP/2": the name and the number (the slash
-between letters is "or", as in "and/or")."""
+_SLASHED_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP|OS)/(?=\d)")
+"""A protocol's or a system's version after a slash, "HTTP/1.1", "HTTP/2", "OS/2": the name and
+the number (the slash between letters is "or", as in "and/or")."""
+_NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])/(?=\d)")
+"""A slash between a name and a number, "PR target/106482", "bfd/29988": said (it was "or" once
+the number was words, as between two words in "yes/no")."""
 _SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
 """An amount with its scale's letter: "3.5M users", "2bn"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
@@ -975,7 +999,8 @@ def read_numbers(text: str) -> str:
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
     text = _VERSION_MARK.sub("version ", text)
-    text = _PROTOCOL_VERSION.sub(r"\1 ", text)
+    text = _SLASHED_VERSION.sub(r"\1 ", text)
+    text = _NAME_SLASH_NUMBER.sub(" slash ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _REFERENCE_CHAIN.sub(_reference_chain, text)

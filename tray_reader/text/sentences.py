@@ -37,11 +37,12 @@ class RawSentence:
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
 REFERENCE_MARK = (
-    r"\[(?i:\d{1,4}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
+    r"\[(?i:[1-9]\d{0,3}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
     r"|better source needed|when\?|who\?|which\?|by whom\?|according to whom\?|dubious[^\]]{0,30}"
     r"|failed verification|page needed|original research\?)\]"
 )
-"""A reference mark as copied from an encyclopedia page ("[1]", "[citation needed]")."""
+"""A reference mark as copied from an encyclopedia page ("[1]", "[citation needed]"); not a
+first index, which counts from zero ("sys.argv[0]")."""
 PDF_NOTE = r"(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
 """A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then")."""
 
