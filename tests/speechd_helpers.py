@@ -7,6 +7,7 @@ import contextlib
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -244,3 +245,15 @@ class SsipClient:
         finally:
             self.file.close()
             self.sock.close()
+
+
+def kept_capture(name: str, audio, rate: int, heard: str) -> str:  # noqa: ANN001
+    """Save a capture whose words were not heard (for a failure that only a full run shows):
+    the message names the file."""
+    import soundfile
+
+    folder = Path(tempfile.gettempdir()) / "tray-reader-captures"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.wav"
+    soundfile.write(path, audio, rate)
+    return f"{heard!r} (capture kept in {path})"

@@ -15,7 +15,14 @@ import pytest
 
 from tests.asr import recognise, word_recall
 from tests.fixtures_desktop import TimedRecorder
-from tests.speechd_helpers import SpeechDispatcher, SsipClient, last_sound, median_f0, speech_seconds
+from tests.speechd_helpers import (
+    SpeechDispatcher,
+    SsipClient,
+    kept_capture,
+    last_sound,
+    median_f0,
+    speech_seconds,
+)
 
 pytestmark = pytest.mark.desktop
 
@@ -59,7 +66,8 @@ def heard(pulse, speechd, *args: str) -> np.ndarray:
 def test_spd_say_is_heard(pulse, speechd) -> None:
     audio = heard(pulse, speechd, "The quick brown fox jumps over the lazy dog.")
     words = recognise(audio, pulse.rate)
-    assert word_recall("the quick brown fox jumps over the lazy dog", words) >= 0.6, words
+    recall = word_recall("the quick brown fox jumps over the lazy dog", words)
+    assert recall >= 0.6, kept_capture("speechd-spd-say", audio, pulse.rate, words)
 
 
 def test_lists_stock_and_own_voices(speechd) -> None:

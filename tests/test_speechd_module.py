@@ -11,7 +11,7 @@ import pytest
 from tests.asr import recognise, word_recall
 from tests.fixtures_audio import silences
 from tests.fixtures_desktop import TimedRecorder
-from tests.speechd_helpers import ModuleProcess, last_sound, median_f0, speech_seconds
+from tests.speechd_helpers import ModuleProcess, kept_capture, last_sound, median_f0, speech_seconds
 
 pytestmark = pytest.mark.desktop
 
@@ -110,7 +110,8 @@ def test_a_mark_before_every_word_is_one_phrase_followed_word_by_word(module, pu
     assert marks[-1][0] - marks[0][0] > 0.4 * speech_seconds(audio, pulse.rate)
     assert max(silences(audio, pulse.rate)) < 0.25  # one phrase, no pause between words
     heard = recognise(audio, pulse.rate)
-    assert word_recall(" ".join(words), heard) >= 0.6, heard
+    recall = word_recall(" ".join(words), heard)
+    assert recall >= 0.6, kept_capture("speechd-marks", audio, pulse.rate, heard)
 
 
 def test_char_key_and_sound_icon(module, pulse) -> None:
