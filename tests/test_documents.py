@@ -47,6 +47,24 @@ def test_pdf_drops_page_numbers_and_running_heads_and_joins_hyphenated_words(tmp
     assert "Quiet Book" not in doc.text and "\n4" not in doc.text
 
 
+def test_pdf_numbered_headings_are_blocks_of_their_own(tmp_path):
+    # "1.1. Version" was read as the first words of the paragraph after it.
+    body = "This line of the paragraph is long enough to be a typical line of the page,"
+    pages = [
+        ["1. Introduction", body, "and it ends here.", "1.1. Version", body, "and so does this one.", "1"],
+        ["2. Layout", body, "as the last one does.", "2"],
+    ]
+    blocks = load_document(write_pdf(tmp_path / "spec.pdf", pages)).chapters[0].blocks
+    assert blocks == (
+        "1. Introduction",
+        f"{body} and it ends here.",
+        "1.1. Version",
+        f"{body} and so does this one.",
+        "2. Layout",
+        f"{body} as the last one does.",
+    )
+
+
 def test_markdown_headings_paragraphs_and_list_items_are_blocks(tmp_path):
     md = tmp_path / "notes.md"
     md.write_text(

@@ -206,6 +206,8 @@ CASES = {
         ),
         ("ONLY 199 LEFT, USD 404", "ONLY one hundred ninety-nine LEFT, four hundred four dollars"),
         ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
+        # A standard's letters and number joined by a dot: no decimal, no sentence's end.
+        ("(ASN.1), X.509, H.264, G.711", "(ASN one), X five oh nine, H two sixty-four, G seven eleven"),
         (
             "H.R. 3684 passed; in the U.S. 435 people",
             "H.R. thirty-six eighty-four passed; in the U.S. four hundred thirty-five people",

@@ -3,7 +3,8 @@
 A page's text layer comes as lines. What a reader skips is dropped: page numbers and
 running heads and feet (a line at a page's top or bottom that recurs on many pages, its
 digits ignored). Words hyphenated at a line end are joined again, lines are joined into
-paragraphs (a short line ending a sentence, or a blank line, ends one).
+paragraphs (a short line ending a sentence, or a blank line, ends one; a short numbered
+heading is one of its own).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ its paragraph."""
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.I)
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010]$")
 _SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
+_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z][^.!?:;,]*$")
+"""A section's numbered heading, "1. Introduction", "2.1. Directory layout": a paragraph of
+its own when short, not the first words of the paragraph after it."""
 
 
 def _edge_key(line: str) -> str:
@@ -66,6 +70,12 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
     for lines in pages:
         for raw in lines:
             line = raw.strip()
+            if _NUMBERED_HEADING.match(line) and len(line) < SHORT_LINE * typical:
+                if current:
+                    out.append(current)
+                out.append(line)
+                current = ""
+                continue
             if not line:
                 if current and _SENTENCE_END.search(current):
                     out.append(current)

@@ -584,6 +584,9 @@ _CAPITALS_NUMBER = re.compile(
 )
 """A number after a code in capitals ("SB 1047", "HTTP 404", "H.R. 3684", "ISO 8859-1"): a
 name too; but not a range ("HTTP 400-499")."""
+_DOTTED_STANDARD = re.compile(r"(?<![\w.])([A-Z]{1,5})\.([1-9]\d{0,3})(?![\w.]|,\d)")
+"""A standard's name, letters and a number joined by a dot ("X.509", "ASN.1", "H.264"):
+said as a name ("X five oh nine"), not a sentence's end before a decimal."""
 _LETTERS_NUMBER = re.compile(
     r"(?<![\w.&/'#-])([A-Z]{1,5})(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
 )
@@ -1035,6 +1038,7 @@ def read_numbers(text: str) -> str:
     text = _MIXED_CODE.sub(_mixed_code, text)
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _NAMED_BY_NUMBER.sub(_named_by_number, text)
+    text = _DOTTED_STANDARD.sub(lambda m: f"{m.group(1)} {numwords.name_number(m.group(2))}", text)
     text = _CAPITALS_NUMBER.sub(_capitals_number, text)
     text = _LETTERS_NUMBER.sub(_letters_number, text)
     text = _SOFTWARE_VERSION.sub(_software_version, text)

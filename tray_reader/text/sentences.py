@@ -43,8 +43,9 @@ REFERENCE_MARK = (
 )
 """A reference mark as copied from an encyclopedia page ("[1]", "[citation needed]"); not a
 first index, which counts from zero ("sys.argv[0]")."""
-PDF_NOTE = r"(?<=[A-Za-z][.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
-"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then")."""
+PDF_NOTE = r"(?<=[a-z]{3}[.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
+"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then"); not a
+standard's ("G.711", "H.264 Video") or an abbreviation's ("Eq.2", "Fig.3")."""
 
 _SENTENCE_END = re.compile(
     rf"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:{REFERENCE_MARK})*(?:{PDF_NOTE})?\s+"
