@@ -65,6 +65,18 @@ def test_pdf_numbered_headings_are_blocks_of_their_own(tmp_path):
     )
 
 
+def test_pdf_a_chapters_running_head_with_its_page_number_is_dropped(tmp_path):
+    # Each chapter's head ("Chapter 2: Parsing 14") is on a few of the pages only.
+    body = "This line of the paragraph is long enough to be a typical line of the page,"
+    ends = [f"and the {word} ends here." for word in ("apple", "river", "garden", "hill", "road", "lake")]
+    pages = [[f"Chapter 1: Start {n}", body, ends[n - 1]] for n in (1, 2)]
+    pages += [[f"Chapter 2: Parsing {n}", body, ends[n - 1]] for n in (3, 4)]
+    pages += [["Step 5", body, ends[4]], ["Step 5", body, ends[5]]]
+    text = load_document(write_pdf(tmp_path / "book.pdf", pages)).text
+    assert "Chapter" not in text and text.count("This line") == 6
+    assert text.count("Step 5") == 2  # the same line twice, without a changing number: kept
+
+
 def test_markdown_headings_paragraphs_and_list_items_are_blocks(tmp_path):
     md = tmp_path / "notes.md"
     md.write_text(

@@ -28,9 +28,14 @@ its paragraph."""
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.I)
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010]$")
 _SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
-_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z][^.!?:;,]*$")
+_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z](?:[^.!?:;,]|\.(?=\S))*$")
 """A section's numbered heading, "1. Introduction", "2.1. Directory layout": a paragraph of
 its own when short, not the first words of the paragraph after it."""
+
+
+_NUMBERED_EDGE = re.compile(r"^# \S|\S #$")
+"""A page's number before or after a running head ("Chapter 2: Parsing 14"): such a head
+recurs on the pages of one chapter only, so twice is enough when the number differs on each."""
 
 
 def _edge_key(line: str) -> str:
@@ -40,11 +45,19 @@ def _edge_key(line: str) -> str:
 def _drop_edges(pages: list[list[str]]) -> list[list[str]]:
     """Pages without their page numbers and running heads and feet."""
     counts: Counter[str] = Counter()
+    numbers: dict[str, set[str]] = {}
     for lines in pages:
-        edges = {_edge_key(x) for x in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if x.strip()}
-        counts.update(edges)
+        edges = {x.strip() for x in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if x.strip()}
+        counts.update({_edge_key(x) for x in edges})
+        for x in edges:
+            numbers.setdefault(_edge_key(x), set()).add("".join(re.findall(r"\d+", x)))
     need = max(3, int(len(pages) * RECURRING_SHARE + 0.999))
-    recurring = {k for k, n in counts.items() if n >= need and len(k) <= MAX_HEAD_CHARS}
+    recurring = {
+        k
+        for k, n in counts.items()
+        if len(k) <= MAX_HEAD_CHARS
+        and (n >= need or (n >= 2 and _NUMBERED_EDGE.search(k) and len(numbers[k]) == n))
+    }
     out = []
     for lines in pages:
         kept = list(lines)
