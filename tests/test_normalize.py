@@ -255,6 +255,18 @@ CASES = {
             "the nineteen ninety-nine models. nineteen ninety-nine marks it",
         ),
     ],
+    "mail headers": [
+        (
+            "On Mon, Jan 5, 2024 at 10:00 AM John wrote:",
+            "On Monday, January fifth, twenty twenty-four, at ten AM John wrote:",
+        ),
+        (
+            "Sun, 5 Jan 2025 10:00:00 +0000; at 09:30 -05:00",
+            "Sunday, the fifth of January, twenty twenty-five, ten o'clock "
+            "UTC; at nine thirty UTC minus five",
+        ),
+        ("Sun May be out. The Sun, 5 stars", "Sun May be out. The Sun, five stars"),
+    ],
     "numbers said twice": [
         # Contracts write a number in words and in brackets: it is said once.
         (

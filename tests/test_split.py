@@ -65,6 +65,10 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("Items:\n- one\n- two\n2) three", ["Items:", "- one", "- two", "2) three"]),
         ("From: Jane\nTo: Team\nSubject: the plan", ["From: Jane", "To: Team", "Subject: the plan"]),
         (
+            "Best,\nAlex\n--\nAlex Kim | Lead\n+1 (555) 123-4567",
+            ["Best,\nAlex", "--", "Alex Kim | Lead", "+1 (555) 123-4567"],
+        ),
+        (
             "\u2705 Done: 3 tasks\n\u274c Failed: 1\n\u26a0\ufe0f Disk full",
             ["\u2705 Done: 3 tasks", "\u274c Failed: 1", "\u26a0\ufe0f Disk full"],
         ),

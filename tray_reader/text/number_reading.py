@@ -234,6 +234,29 @@ says it is a date (not three quarters); month first, as in American English, unl
 first number cannot be a month ("Mon 25/12")."""
 
 
+_MONTH_WORD = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+_ZONE_OFFSET = re.compile(r"(?<=\d:\d\d)((?::\d\d)?)(?: ?(?:UTC|GMT)| )([+-])([01]\d):?([0-5]\d)\b")
+"""A time zone's offset after a time, as mail headers and logs write it ("10:00:00 +0000",
+"09:30 -05:00", with a blank or UTC before it; "9:00-17:00" is a range): from UTC."""
+
+
+def _zone_offset(m: re.Match[str]) -> str:
+    seconds, sign, hours, minutes = m.groups()
+    if hours == "00" and minutes == "00":
+        return f"{seconds} UTC"
+    spoken = numwords.cardinal(int(hours)) + (
+        f" {numwords.cardinal(int(minutes))}" if minutes != "00" else ""
+    )
+    return f"{seconds} UTC {'plus' if sign == '+' else 'minus'} {spoken}"
+
+
+_WEEKDAY_BEFORE_DATE = re.compile(
+    r"\b(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?(?=,? (?:\d{1,2} )?" + _MONTH_WORD + r"\.? \d)"
+)
+"""A weekday's short name before a date, as mail headers write them ("On Mon, Jan 5, 2024",
+"Sun, 5 Jan 2025"): its whole name."""
+
+
 def _month(name: str) -> str:
     return _MONTHS.get(name.lower()[:4] if name.lower().startswith("sept") else name.lower()[:3], name)
 
@@ -986,6 +1009,8 @@ def read_numbers(text: str) -> str:
     """Money, phone numbers, times, dates, units, percentages, years, ordinals, decimals."""
     if not re.search(r"\d", text):
         return text
+    text = _WEEKDAY_BEFORE_DATE.sub(lambda m: DAYS[m.group(1).lower()], text)
+    text = _ZONE_OFFSET.sub(_zone_offset, text)
     if "(" in text:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
     if "^" in text:

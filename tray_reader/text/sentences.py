@@ -274,9 +274,17 @@ _RUNS_INTO_ITEM = re.compile(r"\b(?:a|an|the|of|to|in|on|at|for|with|by|from|as|
 ";", ":" or "; and" do not."""
 
 
+_SIGNATURE_MARK = re.compile(r"[ \t]*--[ \t]*$")
+"""The line that begins an email's signature ("-- "), a break on both sides."""
+_PHONE_LINE = re.compile(r"[ \t]*(?:\+\d|\(\d{3}\) ?\d)")
+"""A line that begins with a phone number ("+1 (555) 123-4567"), as a signature's may."""
+
+
 def _starts_unit(line: str, following: str) -> bool:
     """Whether ``following`` (the next line of a paragraph) begins a sentence of its own
     although ``line`` has no punctuation at its end."""
+    if _SIGNATURE_MARK.match(line) or _SIGNATURE_MARK.match(following):
+        return True
     if _LIST_ITEM.match(following) or (_BRACKETED_ITEM.match(following) and not _RUNS_INTO_ITEM.search(line)):
         return True
     if _FIELD.match(following) and not _RUNS_ON.search(line):
@@ -286,7 +294,7 @@ def _starts_unit(line: str, following: str) -> bool:
         0 < len(stripped) < SHORT_LINE
         and not re.search(r"[.!?\u2026]\W*$", stripped)
         and not _RUNS_ON.search(stripped)
-        and following.lstrip()[:1].isupper()
+        and (following.lstrip()[:1].isupper() or bool(_PHONE_LINE.match(following)))
     )
 
 
