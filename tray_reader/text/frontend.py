@@ -54,10 +54,9 @@ CONTEXT_CHARS = 60
 rendered after (`TextChunk.context`): enough for its first words to be read mid-sentence."""
 
 
-HANDED_WORDS = 3
+HANDED_WORDS = 2
 """Words a chunk cut inside a sentence runs on for past its cut, to hand them to the next:
-the lengthening and fall of an utterance's end reach back two words and more (three came
-closer to the whole sentence's pitch than two; four no closer at the worst cut)."""
+the lengthening and fall of an utterance's end reach back about two words."""
 
 
 SILENT_PHONEMES = frozenset(';:,.!?¡¿—…"«»“”()[]{}-–')
