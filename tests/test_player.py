@@ -191,6 +191,29 @@ def test_stop_fades_out_within_fade_ms_cancels_upstream_and_next_play_starts_fre
         player.close()
 
 
+def test_a_chunk_handed_over_after_its_reads_stop_is_dropped():
+    # A chunk made before a stop and handed over just after it began a new request and was
+    # heard after the stop (seen once: 0.6 s of speech after speech-dispatcher's cancel).
+    out = MemoryOutput(RATE, pace=None)
+    player = Player(out, PlayerConfig(stall_s=60))
+    try:
+        cancel = player.start_request()
+        player.play(AudioChunk(tone(440, 1.0), 0), cancel)
+        wait_for(lambda: player.buffered >= 0.29)
+        stream = out.streams[0]
+        player.stop()
+        wait_for(lambda: player.status.state is PlayerState.IDLE)
+        player.play(AudioChunk(tone(440, 1.0), 0), cancel)  # late: dropped
+        time.sleep(0.1)
+        assert player.buffered == 0.0 and player.status.state is PlayerState.IDLE
+        stream.pull(5)
+        assert np.abs(stream.pull(5)).max() == 0.0
+        player.play(AudioChunk(tone(440, 1.0), 0))  # without the old stop: a new request
+        wait_for(lambda: player.buffered > 0.1)
+    finally:
+        player.close()
+
+
 def test_a_read_begun_while_listeners_run_is_fed_at_once_not_at_the_next_idle_look():
     # "Read now": the old request ends on the feeder thread, which then tells its
     # listeners (tray, MPRIS); the new request's audio, handed over meanwhile, must not

@@ -18,8 +18,9 @@ class RecordingSink:
         self.finished = 0
         self.flushed = 0
 
-    def play(self, chunk: AudioChunk) -> None:
-        self.played.append(chunk)
+    def play(self, chunk: AudioChunk, cancel: threading.Event | None = None) -> None:
+        if cancel is None or not cancel.is_set():
+            self.played.append(chunk)
 
     def finish(self) -> None:
         self.finished += 1

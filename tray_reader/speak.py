@@ -82,7 +82,7 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
             cancel = player.start_request()
             played = 0
             for chunk in synth.stream(text, fixed_voice(pack, speed or 1.0), cancel):
-                player.play(chunk)
+                player.play(chunk, cancel)
                 played += 1
             player.finish()
             player.wait()

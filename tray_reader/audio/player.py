@@ -202,10 +202,16 @@ class Player:
         with self._cond:
             return self._begin(cancel).cancel
 
-    def play(self, chunk: AudioChunk) -> None:
+    def play(self, chunk: AudioChunk, cancel: threading.Event | None = None) -> None:
         """Queue a chunk; blocks while `lookahead_s` of audio is already queued (or paused).
-        Raises AudioDeviceError when no device can play it."""
+        Raises AudioDeviceError when no device can play it.
+
+        ``cancel``: the caller's stop for what it reads; once set, the chunk is dropped. A
+        chunk made before a stop and handed over just after it would otherwise begin a new
+        request and be heard after the stop (checked here, under the player's lock)."""
         with self._cond:
+            if cancel is not None and cancel.is_set():
+                return
             self._raise_pending()
             req = self._req
             if req is None or req.timeline.finished or self._stopping:

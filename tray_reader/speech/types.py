@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -60,8 +61,9 @@ class AudioChunk:
 class AudioSink(Protocol):
     """Where the speech worker sends audio (the player, or a WAV writer)."""
 
-    def play(self, chunk: AudioChunk) -> None:
-        """Queue a chunk; may block while the buffer is full."""
+    def play(self, chunk: AudioChunk, cancel: threading.Event | None = None) -> None:
+        """Queue a chunk; may block while the buffer is full. Dropped once ``cancel`` (the
+        read's stop) is set, however late the chunk comes."""
 
     def finish(self) -> None:
         """The request is complete: play out what is queued, then go idle."""

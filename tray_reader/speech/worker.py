@@ -299,7 +299,7 @@ class SpeechWorker:
                     self.last_served_prepared = bool(getattr(pipeline, "served_prepared", False))
                     # A read keeps its first chunk for the next read of the same text.
                     self.prepared_text = getattr(pipeline, "prepared_text", self.prepared_text)
-                self._sink.play(chunk)
+                self._sink.play(chunk, self._cancel)  # dropped if a stop came since the check
             if self._generation == generation:
                 self._sink.finish()
         except TrayReaderError as e:

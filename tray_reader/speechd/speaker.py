@@ -317,7 +317,7 @@ class EngineSpeaker:
                 return
             if isinstance(item, Pause):
                 silence = np.zeros(int(item.seconds * SILENCE_RATE), np.float32)
-                self.player.play(AudioChunk(silence, place_marks([])))
+                self.player.play(AudioChunk(silence, place_marks([])), player_cancel)
                 continue
             placer = MarkPlacer(item.marks)
             if item.text.strip():
@@ -331,7 +331,7 @@ class EngineSpeaker:
                         if names or first:
                             place_marks(names)
                             first = False
-                        self.player.play(AudioChunk(samples, part))
+                        self.player.play(AudioChunk(samples, part), player_cancel)
             pending.extend(placer.rest())
         self.player.finish()
         self.player.wait()
