@@ -440,6 +440,7 @@ CASES = {
         ),
         ("see www.python.org/library?x=1.", "see python dot org slash library."),
         ("jane.doe@example.org", "jane dot doe at example dot org"),
+        ("tal197@users.sf.net", "tal one nine seven at users dot sf dot net"),  # digits one by one
         (
             "mail bob_smith+news@mail.example.co.uk",
             "mail bob underscore smith plus news at mail dot example dot co dot uk",

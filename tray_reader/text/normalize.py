@@ -363,7 +363,10 @@ def _speak_parts(s: str, seps: str) -> str:
 
 
 def _email(m: re.Match[str]) -> str:
-    return _speak_parts(m.group(), "._+@")
+    # Digits in an address are said one by one, as when it is spelled out ("tal197": one
+    # nine seven, not one hundred ninety-seven).
+    spoken = _speak_parts(m.group(), "._+@")
+    return re.sub(r"\d+", lambda d: f" {numwords.digits(d.group())} ", spoken)
 
 
 def _url(m: re.Match[str]) -> str:
