@@ -297,6 +297,8 @@ CASES = {
         ),
         # A footnote's number after a word or a full stop is not read; ordinals stay.
         ("The results\u00b9 were clear.\u00b2 The 2\u207f\u1d48", "The results were clear. The second"),
+        ("sin\u00b2(x) + cos\u00b2(x) = 1", "sin squared (x) plus cos squared (x) equals one"),
+        ("x\u00b2, y\u00b2. Then (a+b)^2.", "x squared, y squared. Then (a plus b) squared."),
         ("H\u2082O and CO\u2082", "H two O and CO two"),
     ],
     "versions": [

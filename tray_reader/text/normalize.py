@@ -148,9 +148,9 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
     "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+"
 )
 _SUPERSCRIPT = re.compile(r"(?<=\S)[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
-_NOTE_BEFORE = re.compile(r"(?:[A-Za-z]{3,}|[.,;:!?\"'\u201d\u2019])$")
+_NOTE_BEFORE = re.compile(r"(?:(?!(?:sin|cos|tan|cot|sec|csc|log|exp)$)[A-Za-z]{3}|[.,;:!?\"'\u201d\u2019])$")
 """What a footnote's number follows ("results\u00b9", "clear.\u00b2"); a power follows a
-number, a symbol of one or two letters or a bracket ("10\u00b3", "x\u00b2", "km\u00b2", ")\u00b2")."""
+number, a symbol of one or two letters, a function ("sin\u00b2") or a bracket ("10\u00b3", "x\u00b2", "km\u00b2", ")\u00b2")."""
 
 
 def _superscript(m: re.Match[str]) -> str:

@@ -431,7 +431,7 @@ _AREA_UNITS = {
 _AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
 """A square or cubic unit, "12 m^2", "5 cm^3" (`clean_unicode` writes "m²" so), or one
 alone ("per m^2")."""
-_POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?![\d.])")
+_POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?!\d|\.\d)")
 """A power, "x^2", "10^-3", "(a+b)^2"."""
 
 
@@ -447,8 +447,8 @@ def _area_or_volume(m: re.Match[str]) -> str:
 def _power(m: re.Match[str]) -> str:
     minus, exponent = m.groups()
     if not minus and exponent in ("2", "3"):
-        return " squared" if exponent == "2" else " cubed"
-    return f" to the power of {'minus ' if minus else ''}{numwords.cardinal(int(exponent))}"
+        return " squared " if exponent == "2" else " cubed "
+    return f" to the power of {'minus ' if minus else ''}{numwords.cardinal(int(exponent))} "
 
 
 def _signed(minus: str, amount: str) -> str:
