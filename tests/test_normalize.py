@@ -255,6 +255,19 @@ CASES = {
             "the nineteen ninety-nine models. nineteen ninety-nine marks it",
         ),
     ],
+    "addresses": [
+        # Streets and flats written without dots were spelled ("Baker S T", "Oak ah-vay").
+        ("Apt 4B, 221B Baker St, London", "Apartment four B, two hundred twenty-one B Baker Street, London"),
+        (
+            "12 Oak Ave, Springfield, IL 62704-1234",
+            "twelve Oak Avenue, Springfield, IL six two seven zero four, one two three four",
+        ),
+        (
+            "Sunset Blvd, Ste 200. Ft. Worth; Oak Ln.",
+            "Sunset Boulevard, Suite two hundred. Fort Worth; Oak Lane.",
+        ),
+        ("Ave Maria, 1200 sq ft", "Ave Maria, one thousand two hundred square feet"),
+    ],
     "mail headers": [
         (
             "On Mon, Jan 5, 2024 at 10:00 AM John wrote:",

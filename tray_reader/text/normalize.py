@@ -494,6 +494,7 @@ _ABBREVIATIONS = [
         )
     ),
     _abbrev(r"\bMt\.", "Mount"),
+    _abbrev(r"\bFt\.(?=\s+[A-Z])", "Fort"),
     _abbrev(r"\bSt\.(?=\s+[A-Z])", "Saint"),
     _abbrev(r"\bSt\.", "Street", can_end=True),
     _abbrev(r"\bAve\.", "Avenue", can_end=True),
@@ -526,8 +527,24 @@ _ABBREVIATIONS = [
 ]
 
 
+_DOTLESS_ABBREVIATIONS = [
+    # An address's street after its name, written without a dot ("221B Baker St, London",
+    # "12 Oak Ave"): the word, not the letters; and a flat's or a suite's number.
+    _abbrev(r"(?<=[a-z] )(?:St|Str)(?=,|\s*$|\s*\n)", "Street"),
+    _abbrev(r"(?<=[a-z] )Ave?(?=[,.]|\s*$|\s*\n)", "Avenue"),
+    _abbrev(r"(?<=[a-z] )Rd(?=[,.]|\s*$|\s*\n)", "Road"),
+    _abbrev(r"(?<=[a-z] )Blvd\.?(?=[,.]|\s*$|\s*\n)", "Boulevard", can_end=True),
+    _abbrev(r"(?<=[a-z] )Ln\.?(?=[,.]|\s*$|\s*\n)", "Lane", can_end=True),
+    _abbrev(r"\bApt\.?(?=\s*#?\d)", "Apartment"),
+    _abbrev(r"\bSte\.?(?=\s*#?\d)", "Suite"),
+]
+"""Abbreviations written without a dot, looked for in every text."""
+
+
 def expand_abbreviations(text: str) -> str:
     """Dr. Smith -> Doctor Smith, St. Mary's St. -> Saint Mary's Street, e.g. -> for example."""
+    for rx, sub in _DOTLESS_ABBREVIATIONS:
+        text = rx.sub(sub, text)
     if "." not in text and "vs" not in text.lower():
         return text
     for rx, sub in _ABBREVIATIONS:

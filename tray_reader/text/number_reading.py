@@ -382,6 +382,10 @@ _UNITS = {
     "kWh": ("kilowatt hour", "kilowatt hours"),
     "V": ("volt", "volts"),
     "ms": ("millisecond", "milliseconds"),
+    "sq ft": ("square foot", "square feet"),
+    "sq m": ("square meter", "square meters"),
+    "sq mi": ("square mile", "square miles"),
+    "sq km": ("square kilometer", "square kilometers"),
     "tsp": ("teaspoon", "teaspoons"),
     "tbsp": ("tablespoon", "tablespoons"),
     "Tbsp": ("tablespoon", "tablespoons"),
@@ -607,6 +611,12 @@ _CAPITALS_NUMBER = re.compile(
 )
 """A number after a code in capitals ("SB 1047", "HTTP 404", "H.R. 3684", "ISO 8859-1"): a
 name too; but not a range ("HTTP 400-499")."""
+_STATES = (
+    "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY"
+    "|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY"
+)
+_STATE_ZIP = re.compile(rf"(?<=\b(?:{_STATES}) )(\d{{5}})(?:-(\d{{4}}))?\b")
+"""A US address's ZIP code after its state ("Springfield, IL 62704-1234"): digit by digit."""
 _DOTTED_STANDARD = re.compile(r"(?<![\w.])([A-Z]{1,5})\.([1-9]\d{0,3})(?![\w.]|,\d)")
 """A standard's name, letters and a number joined by a dot ("X.509", "ASN.1", "H.264"):
 said as a name ("X five oh nine"), not a sentence's end before a decimal."""
@@ -1063,6 +1073,10 @@ def read_numbers(text: str) -> str:
     text = _MIXED_CODE.sub(_mixed_code, text)
     text = _CODE.sub(lambda m: ", ".join(numwords.digits(g) for g in m.group().split("-")), text)
     text = _NAMED_BY_NUMBER.sub(_named_by_number, text)
+    text = _STATE_ZIP.sub(
+        lambda m: numwords.digits(m.group(1)) + (f", {numwords.digits(m.group(2))}" if m.group(2) else ""),
+        text,
+    )
     text = _DOTTED_STANDARD.sub(lambda m: f"{m.group(1)} {numwords.name_number(m.group(2))}", text)
     text = _CAPITALS_NUMBER.sub(_capitals_number, text)
     text = _LETTERS_NUMBER.sub(_letters_number, text)
