@@ -255,7 +255,7 @@ CASES = {
             "the nineteen ninety-nine models. nineteen ninety-nine marks it",
         ),
     ],
-    "addresses": [
+    "street addresses": [
         # Streets and flats written without dots were spelled ("Baker S T", "Oak ah-vay").
         ("Apt 4B, 221B Baker St, London", "Apartment four B, two hundred twenty-one B Baker Street, London"),
         (
