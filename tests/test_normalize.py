@@ -268,6 +268,13 @@ CASES = {
         ),
         ("Ave Maria, 1200 sq ft", "Ave Maria, one thousand two hundred square feet"),
     ],
+    "keys and platforms": [
+        (
+            "Use Ctrl+C or Cmd+Shift+P, then press Esc.",
+            "Use Control plus C or Command plus Shift plus P, then press Escape.",
+        ),
+        ("C++, C# and .NET", "C plus plus, C sharp and dot net"),
+    ],
     "mail headers": [
         (
             "On Mon, Jan 5, 2024 at 10:00 AM John wrote:",

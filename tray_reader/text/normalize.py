@@ -536,6 +536,13 @@ _DOTLESS_ABBREVIATIONS = [
     _abbrev(r"(?<=[a-z] )Blvd\.?(?=[,.]|\s*$|\s*\n)", "Boulevard", can_end=True),
     _abbrev(r"(?<=[a-z] )Ln\.?(?=[,.]|\s*$|\s*\n)", "Lane", can_end=True),
     _abbrev(r"\bApt\.?(?=\s*#?\d)", "Apartment"),
+    # Keys as keyboards and manuals write them ("Ctrl+C", "Cmd+Shift+P", "press Esc").
+    _abbrev(r"\bCtrl\b", "Control"),
+    _abbrev(r"\bCmd\b", "Command"),
+    _abbrev(r"\bEsc\b", "Escape"),
+    _abbrev(r"\bPgUp\b", "Page Up"),
+    _abbrev(r"\bPgDn\b", "Page Down"),
+    _abbrev(r"(?<![\w.])\.NET\b", "dot net"),
     _abbrev(r"\bSte\.?(?=\s*#?\d)", "Suite"),
 ]
 """Abbreviations written without a dot, looked for in every text."""
