@@ -713,6 +713,78 @@ CASES = {
         ),
         ("~5 min, C:/tmp", "about five minutes, C: tmp"),
     ],
+    "web pages, news and social posts": [
+        # A line's separators are pauses; a link's arrow is not said ("Read more to").
+        ("Home \u203a Blog \u203a Post", "Home, Blog, Post"),
+        (
+            "Terms of Service \u00b7 Privacy Policy \u00b7 Contact Us",
+            "Terms of Service, Privacy Policy, Contact Us",
+        ),
+        ("Home \u00bb Blog \u00bb Post", "Home, Blog, Post"),
+        ("Read more \u2192", "Read more"),
+        ("\u2190 Back", "Back"),
+        ("Next \u00bb", "Next"),
+        ("press \u2192 to go on, A \u2192 B", "press right arrow to go on, A to B"),
+        ("\u00ab Bonjour \u00bb dit-il", '" Bonjour " dit-il'),
+        ("\u2022 item one", "item one."),
+        # Counts in thousands; a resolution or a race is still "K".
+        (
+            "1.2K shares, 45K likes, (2.3K)",
+            "one point two thousand shares, forty-five thousand likes, (two point three thousand)",
+        ),
+        (
+            "a 5k run, a 4K TV, a 2.8K OLED display, clips (2K)",
+            "a five k run, a four K TV, a two point eight K OLED display, clips (two K)",
+        ),
+        ("hit $3tn, 3.4M views", "hit three trillion dollars, three point four million views"),
+        (
+            "a range of 5.25%-5.5%, $5-$10",
+            "a range of five point two five percent to five point five percent, five dollars to ten dollars",
+        ),
+        ("a -5% change, 5% - 3%", "a minus five percent change, five percent, three percent"),
+        (
+            "rose 0.3% m/m and 3.1% y/y",
+            "rose zero point three percent month over month and three point one percent year over year",
+        ),
+        ("5 min read, 12-min read, a 5 min walk", "five-minute read, twelve-minute read, a five-minute walk"),
+        (
+            "3d ago, 5m ago, 1w ago, 2h ago, 3 days ago",
+            "three days ago, five minutes ago, one week ago, two hours ago, three days ago",
+        ),
+        ("a 3d model, 5m long", "a three d model, five meters long"),
+        ("(Photo by John Smith/Getty Images)", "(Photo by John Smith, Getty Images)"),
+        ("the image/video toggle", "the image or video toggle"),
+        (
+            "10/10 would recommend, 5/5, 50/50 chance, 20/20 vision",
+            "ten out of ten would recommend, five out of five, fifty fifty chance, twenty twenty vision",
+        ),
+        # Hashtags said as their words; a number and a colour are not hashtags.
+        (
+            "#ThrowbackThursday #MeToo #100DaysOfCode #WWDC24",
+            "Throwback Thursday Me Too one hundred Days Of Code WWDC twenty-four",
+        ),
+        (
+            "We're #1! issue #12, color #FF0000, C# and F#",
+            "We're number one! issue number twelve, color FF zero zero zero zero, C sharp and F sharp",
+        ),
+        ("r/AskReddit by u/dev_guy", "r slash AskReddit by u slash dev guy"),
+        ("r/w access, 300 r/min", "r or w access, three hundred r per minute"),
+    ],
+    "fiction and school texts": [
+        ("CHAPTER IV", "CHAPTER four"),
+        ("PART II: The Return", "PART two: The Return"),
+        ("in part I think", "in part I think"),
+        # A numeral in capitals alone on its line is a heading.
+        ("II.", "two."),
+        ("IV", "four"),
+        ("I.", "I."),
+        ("XXX", "XXX"),
+        ("ii.", "ii."),
+        ("Roe v. Wade, Brown v. Board of Education", "Roe versus Wade, Brown versus Board of Education"),
+        ("This has been widely reported [12].", "This has been widely reported."),
+        ("confirmed [7\u20139], and", "confirmed, and"),
+        ("as shown in [12]. It returns [1].", "as shown in twelve. It returns one."),
+    ],
 }
 
 

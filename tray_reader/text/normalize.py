@@ -161,10 +161,38 @@ def _superscript(m: re.Match[str]) -> str:
     return "^" + m.group().translate(_SUPERSCRIPT_DIGITS).lstrip("+")
 
 
+_SEPARATOR = re.compile(r"(?<=\S)[ \t]+[\u00b7\u2022\u203a\u00bb][ \t]+(?=\S)")
+"""A dot, bullet or angle mark set between the parts of a line, as web pages have them in
+breadcrumbs, footers and bylines ("Home › Blog › Post", "Terms · Privacy", "5 min
+read · Mar 5"): a pause, as "|" is (the words ran together, or "»" was a quote)."""
+_LINK_ARROW = re.compile(
+    r"^[ \t]*[\u2039\u00ab\u2190][ \t]+(?=\w)"
+    r"|(?<=\w)(?<!\bor)(?<!\band)(?<![Pp]ress)(?<![Hh]it)(?<!\bkey)[ \t]+[\u203a\u00bb\u2192][ \t]*$",
+    re.M,
+)
+"""An arrow or angle mark that decorates a link at a line's start or end ("Read more →",
+"Next »", "← Back"): not said (it was "Read more to"); a key's arrow ("press →") is."""
+
+
+def _web_marks(text: str) -> str:
+    """A line's separators as "|", its links' arrows dropped; where "«" opens a quote, "«" and
+    "»" are left for quotes ("« Bonjour » dit-il")."""
+    quotes = "\u00ab\u00bb" if "\u00ab" in text else ""
+
+    def mark(said: str) -> Replacement:
+        return lambda m: m.group() if quotes and any(q in m.group() for q in quotes) else said
+
+    return _SEPARATOR.sub(mark(" | "), _LINK_ARROW.sub(mark(""), text))
+
+
 def clean_unicode(text: str) -> str:
     """Typographic quotes/dashes to ASCII, accents stripped, control and format chars gone
-    (but tabs); ©, ®, ™ and star ratings as words (`read_marks`)."""
-    text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n"))).translate(_CHAR_MAP)
+    (but tabs); ©, ®, ™ and star ratings as words (`read_marks`); a web page's
+    separators as pauses, its links' arrows dropped."""
+    text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n")))
+    if not text.isascii():
+        text = _web_marks(text)
+    text = text.translate(_CHAR_MAP)
     text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
     text = _SUPERSCRIPT.sub(_superscript, text)
     text = unicodedata.normalize("NFKC", text)
@@ -248,6 +276,14 @@ def _wrapped_on(line: str) -> bool:
 
 
 _CITATION = re.compile(rf"(?<=[\w.,;:!?)\]\"']){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)")
+_SPACED_CITATION = re.compile(
+    r"(?<=[a-z])(?<!\bin)(?<!\bsee)(?<!\bof)(?<!\bby)(?<!\bfrom)(?<!\band)(?<!\bto)(?<!\bor)"
+    r"(?<!\bis)(?<!\bwas)(?<!\bbe)(?<!\bgives)(?<!\breturns)(?<!\byields)(?<!\bprints)"
+    r" \[[1-9]\d{0,2}(?:[\u2013-][1-9]\d{0,2})?\](?=[.,;:]|$)"
+)
+"""A reference's number after a blank, as papers cite ("widely reported [12]."): not read (it
+was "reported twelve."); where it is a noun ("as shown in [12].") or a value ("returns [1].") it
+stays."""
 _PDF_NOTE = re.compile(PDF_NOTE)
 
 
@@ -274,7 +310,7 @@ def drop_markup(text: str) -> str:
         text = _IPA.sub(" ", text)
     text = _HEART.sub("love", text)
     if "[" in text:
-        text = _CITATION.sub("", text)
+        text = _SPACED_CITATION.sub("", _CITATION.sub("", text))
     return _end_marked_lines(text)
 
 
@@ -431,6 +467,23 @@ def _doi(m: re.Match[str]) -> str:
     )
 
 
+_HASHTAG = re.compile(r"(?<![\w&#/])#(?![0-9A-Fa-f]{3}\b|[0-9A-Fa-f]{6}\b)(?=\d*[A-Za-z])(\w+)")
+"""A hashtag ("#ThrowbackThursday", "#100DaysOfCode"); not a colour ("#FF0000") nor a number
+("#1")."""
+_WORD_IN_TAG = re.compile(
+    r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|_"
+)
+
+
+def read_hashtags(text: str) -> str:
+    """'#ThrowbackThursday' -> 'Throwback Thursday', '#100DaysOfCode' -> '100 Days Of Code':
+    a tag's words, where its capitals and digits begin them (it was read as one word, or
+    spelled: "number one zero zero D A Y S O F C O D E")."""
+    if "#" not in text:
+        return text
+    return _HASHTAG.sub(lambda m: _WORD_IN_TAG.sub(" ", m.group(1)), text)
+
+
 def read_addresses(text: str) -> str:
     """jane.doe@example.org -> 'jane dot doe at example dot org'; URLs without scheme or
     query; file paths and names ("src/lib.rs": src slash lib dot rs); DOIs, digit by digit."""
@@ -507,6 +560,7 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Ii]\.\s?e\.", "that is"),
     _abbrev(r"\b[Ee]tc\.", "et cetera", can_end=True),
     _abbrev(r"\b[Vv]s\.?(?=\s)", "versus"),
+    _abbrev(r"(?<=[a-z] )v\.(?= [A-Z])", "versus"),  # a case's parties, "Roe v. Wade"
     _abbrev(r"\b[Cc]f\.", "compare"),
     _abbrev(r"\b[Aa]pprox\.", "approximately"),
     _abbrev(r"\b[Ii]ncl\.", "including"),
@@ -629,7 +683,23 @@ dash, as find and compilers have them ("-print", "-maxdepth", "-march")."""
 _OPTION_OR_OPTION = re.compile(r"(?<=\w)/(?=--?[a-zA-Z])")
 """A slash between two spellings of an option, "-W/--dwarf": or."""
 
+_CHANGE_OVER = {"y": "year over year", "q": "quarter over quarter", "m": "month over month"}
+_CHANGE_OVER_PERIOD = re.compile(r"\b(?:([Yy])/[Yy]|([Qq])/[Qq]|(m)/m)\b")
+"""A change against the period before, as financial news writes it ("3.1% y/y", "0.3% m/m"):
+"m/m" was "m per meter"."""
+_FORUM = re.compile(r"(?<![\w/.])([ru])/(?!(?:min|s|sec|h|hr)\b)(?=\w{2,})")
+"""A forum's or a user's name on Reddit, "r/AskReddit", "u/dev_guy": r slash (it was "r or")."""
+
+_CREDIT = re.compile(
+    r"\b(?i:photo(?:graph)?|image|picture|illustration|credit)s?(?: credit)?(?::\s*|\s+by\s+)[^\n()/]{1,60}/[^\n()]{1,60}"
+)
+"""A picture's credit, "(Photo by John Smith/Getty Images)", "Photograph: Jane Doe/AP": the
+slash parts a name from an agency (it was "John Smith or Getty Images")."""
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (_CREDIT, lambda m: re.sub(r"(?<=\w)/(?=[A-Z])", ", ", m.group())),
+    (_CHANGE_OVER_PERIOD, lambda m: _CHANGE_OVER[(m[1] or m[2] or m[3]).lower()]),
+    (_FORUM, r"\1 slash "),
     (_PER, " per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
     # "greater than" (a comparison of two names, "Count > Limit", stays one).
@@ -711,6 +781,7 @@ def normalize(text: str, skipped: list[str] | None = None) -> str:
     text = drop_markup(text)
     text = drop_unreadable(text, skipped)
     text = read_addresses(text)
+    text = read_hashtags(text)
     text = drop_overlong_words(text, skipped)
     text = expand_abbreviations(text)
     text = read_numbers(text)

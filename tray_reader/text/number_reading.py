@@ -52,7 +52,7 @@ _CURRENCY_CODES = {
     "SGD": "S$",
 }
 _CODES = "|".join(_CURRENCY_CODES)
-_SCALE_WORDS = {"k": "thousand", "m": "million", "bn": "billion", "b": "billion"}
+_SCALE_WORDS = {"k": "thousand", "m": "million", "bn": "billion", "b": "billion", "tn": "trillion"}
 _MONEY_NUM = r"\d{1,3}(?:\.\d{3})*,\d{2}(?![\d,])|" + _NUM
 """An amount as written, also with a decimal comma ("3,50 €", "€1.234,56"). Only two digits
 after the comma: three are thousands ("3,500 €")."""
@@ -61,7 +61,7 @@ _CURRENCY = re.compile(
     + "|".join(_DOLLAR_PREFIXES)
     + r")(?=\$))?(-?)([$€£¥])\s?("
     + _MONEY_NUM
-    + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b)\b)?"
+    + r")(?:\s?(thousand|million|billion|trillion|k|m|bn|b|tn)\b)?"
     r"(?:\s(" + _CODES + r")\b)?",  # "$5 USD": the code says the symbol again
     re.I,
 )
@@ -416,6 +416,34 @@ _UNIT_BEFORE_NOUN = re.compile(
 singular ("a two-hour race"). Only after "a" or "an", which cannot count the plural."""
 
 
+_READING_TIME = re.compile(
+    r"(?<![\w.])(\d{1,3})[\s-]?(?:min|mins|minute|minutes)\.?(?= (?:read|watch|listen)\b)"
+)
+"""An article's reading time, "5 min read": a five-minute read (it was "five minutes read")."""
+_AGO_UNITS = {
+    "s": "second",
+    "sec": "second",
+    "m": "minute",
+    "min": "minute",
+    "h": "hour",
+    "hr": "hour",
+    "d": "day",
+    "w": "week",
+    "wk": "week",
+    "mo": "month",
+    "y": "year",
+    "yr": "year",
+}
+_AGO = re.compile(r"(?<![\w.])(\d{1,3}) ?(" + "|".join(_AGO_UNITS) + r")s?(?= ago\b)")
+"""A post's age, "3d ago", "5m ago", "1w ago": three days (it was "three d", "five meters")."""
+
+
+def _ago(m: re.Match[str]) -> str:
+    count, unit = m.groups()
+    word = _AGO_UNITS[unit]
+    return f"{numwords.cardinal(int(count))} {word if count == '1' else word + 's'}"
+
+
 def _unit_before_noun(m: re.Match[str]) -> str:
     article, amount, unit = m.groups()
     one = _UNITS[unit][0]
@@ -483,8 +511,9 @@ _SECONDS_NOT_DECADE = re.compile(
     r"\b(?:after|every|within|wait|waits|waited|timeout|took|takes?|lasts?|for)\s+$", re.I
 )
 """Before "30s", a word that makes it seconds ("retry after 30s"), not a decade ("the 30s")."""
-_SPACED_RANGE = re.compile(r"(?<=\d) [\u2013\u2014] (?=\d)")
-"""A spaced dash between two numbers or dates, "14 March 1879 – 18 April 1955": to."""
+_SPACED_RANGE = re.compile(r"(?<=\d) [\u2013\u2014] (?=\d)|(?<=\d)(?:-|\s?\u2013\s?)(?=[$€£¥]\d)")
+"""A spaced dash between two numbers or dates, "14 March 1879 – 18 April 1955", or a dash
+between two amounts, "$5-$10" (it was "five dollars-ten dollars"): to."""
 _FISCAL_YEAR = re.compile(r"\bFY\s?(\d{4}|\d{2})\b")
 """A fiscal year, "FY2023", "FY23"."""
 _SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
@@ -810,8 +839,14 @@ the number (the slash between letters is "or", as in "and/or")."""
 _NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])/(?=\d)")
 """A slash between a name and a number, "PR target/106482", "bfd/29988": said (it was "or" once
 the number was words, as between two words in "yes/no")."""
-_SCALED = re.compile(r"(?<![\w.,])(" + _NUM + r")(M|bn)\b")
-"""An amount with its scale's letter: "3.5M users", "2bn"."""
+_SCALED = re.compile(
+    r"(?<![\w.,])(" + _NUM + r")(M|bn|tn)\b"
+    r"|(?<![\w.,])(\d+\.\d(?=[Kk](?![\w ])|[Kk] [a-z]+s\b)|\d+(?=[Kk] (?:views|likes|shares|followers|subscribers|comments|retweets"
+    r"|reposts|replies|reactions|downloads|upvotes|votes|reviews|ratings|members|readers|plays|streams)\b))"
+    r"([Kk])\b"
+)
+"""An amount with its scale's letter: "3.5M users", "2bn", "1.2K shares", "45K likes", "(2.3K)" (a
+count of thousands: it was "one point two K"); not "a 5K run", "clips (2K)", "a 2.8K display"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
 """A ratio, "1:1", "16:9": one digit after the colon (a time has two)."""
 _TIME_SHAPED_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d\d)(?![\w:]|\.\d)")
@@ -844,7 +879,8 @@ def _out_of(m: re.Match[str]) -> str:
     """A rating ("4.5/5", "score 9/10", "4/5 stars") is "out of"; otherwise the fraction."""
     before = m.string[max(0, m.start() - 12) : m.start()]
     after = m.string[m.end() : m.end() + 7]
-    if "." in m.group(1) or _RATING_BEFORE.search(before) or re.match(r"\s*stars?\b", after):
+    full = m.group(1) == m.group(2)  # "10/10 would recommend" (not "ten ten")
+    if "." in m.group(1) or full or _RATING_BEFORE.search(before) or re.match(r"\s*stars?\b", after):
         return f"{numwords.number(m.group(1))} out of {numwords.number(m.group(2))}"
     return m.group()
 
@@ -917,6 +953,7 @@ def _reference_chain(m: re.Match[str]) -> str:
 _RANGE = re.compile(
     r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
     r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
+    r"|(?<=\d%)(?:-|\s?\u2013\s?)(?=\d)"  # percentages: "5.25%-5.5%" (was "percentminus")
 )
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\w|\.\d)")
 """A version or an address of three numbers or more joined by dots, "2.4.1", "10.0.0.1", also at
@@ -1084,7 +1121,9 @@ def read_numbers(text: str) -> str:
     text = _PACKAGE_VERSION.sub(lambda m: _software_version(m, m[1] + " "), text)
     text = _UBUNTU_VERSION.sub(_ubuntu_version, text)
     text = _RANGE.sub(" to ", text)
-    text = _SCALED.sub(lambda m: f"{numwords.number(m.group(1))} {_SCALE_WORDS[m.group(2).lower()]}", text)
+    text = _SCALED.sub(
+        lambda m: f"{numwords.number(m[1] or m[3])} {_SCALE_WORDS[(m[2] or m[4]).lower()]}", text
+    )
     text = _RATIO.sub(_ratio, text)
     text = _OUT_OF.sub(_out_of, text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
@@ -1092,6 +1131,8 @@ def read_numbers(text: str) -> str:
     text = _DEGREES.sub(_degrees, text)
     text = _PERCENT.sub(_percent, text)
     text = _FRACTION_OF_UNIT.sub(_fraction_of_unit, text)
+    text = _READING_TIME.sub(lambda m: f"{numwords.cardinal(int(m[1]))}-minute", text)
+    text = _AGO.sub(_ago, text)
     text = _UNIT_BEFORE_NOUN.sub(_unit_before_noun, text)
     text = _UNIT.sub(_unit, text)
     text = _SECONDS.sub(
@@ -1115,10 +1156,16 @@ def read_numbers(text: str) -> str:
 _ROMAN_NUMERAL = r"(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))"
 _COUNTED_ROMAN = re.compile(
     r"\b([Cc]hapter|[Pp]art|[Vv]olume|[Bb]ook|[Aa]ct|[Ss]cene|[Pp]hase|[Ss]tage|[Ll]evel|Type|Class|War"
-    r"|[Ee]pisode|[Ss]ection|[Aa]rticle|[Aa]ppendix|Grade|Category|Apollo|Bowl|Mark)\s+"
+    r"|[Ee]pisode|[Ss]ection|[Aa]rticle|[Aa]ppendix|Grade|Category|Apollo|Bowl|Mark"
+    r"|CHAPTER|PART|VOLUME|BOOK|ACT|SCENE|EPISODE|SECTION|ARTICLE|APPENDIX)\s+"  # a heading in capitals
     + _ROMAN_NUMERAL
     + r"\b"
 )
+_LONE_ROMAN = re.compile(r"\s*(X{0,3}(?:IX|IV|V?I{0,3}))([.:)]?)\s*")
+"""A numeral in capitals that is all its line says, a part's heading ("II.", "IV"): its number.
+Not "I", "V" or "X" alone, which may be a word or a letter ("Who? I."); of X's alone only with
+its mark ("XXX" is kisses); not in lower case, where it is as often an item's letters ("ii."
+after "hh.")."""
 
 
 def _counted_roman(m: re.Match[str]) -> str:
@@ -1184,6 +1231,9 @@ def read_roman_numerals(text: str) -> str:
     """'World War II' -> 'World War two', 'Henry VIII' -> 'Henry the eighth' (I to XXXIX);
     numbered items, '(iii)' -> '(three)'."""
     text = _COUNTED_ROMAN.sub(_counted_roman, text)
+    lone = _LONE_ROMAN.fullmatch(text) if len(text) < 12 else None
+    if lone and len(lone[1]) >= 2 and (lone[2] or lone[1].strip("X")):
+        return numwords.cardinal(_roman_value(lone[1].upper())) + lone[2]
     if "(" in text:
         text = _ENUMERATION.sub(_enumeration, text)
     return _REGNAL_ROMAN.sub(_regnal, text)
