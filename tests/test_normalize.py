@@ -268,6 +268,10 @@ CASES = {
         ),
         ("Ave Maria, 1200 sq ft", "Ave Maria, one thousand two hundred square feet"),
     ],
+    "perfect scores": [
+        ("10/10 would recommend; 5/5", "ten out of ten would recommend; five out of five"),
+        ("We met on 10/10, until 5/5", "We met on ten ten, until five five"),  # days (month unknown)
+    ],
     "keys and platforms": [
         (
             "Use Ctrl+C or Cmd+Shift+P, then press Esc.",

@@ -872,6 +872,7 @@ def _ratio_in_context(m: re.Match[str]) -> str:
 
 
 _OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
+_DAY_BEFORE = re.compile(r"(?i)\b(?:on|by|since|until|till|from|before|after)\s+$")
 _RATING_BEFORE = re.compile(r"(?i)\b(?:rated|rating|score|scored|grade|marks?)\s*:?\s*$")
 
 
@@ -879,7 +880,8 @@ def _out_of(m: re.Match[str]) -> str:
     """A rating ("4.5/5", "score 9/10", "4/5 stars") is "out of"; otherwise the fraction."""
     before = m.string[max(0, m.start() - 12) : m.start()]
     after = m.string[m.end() : m.end() + 7]
-    full = m.group(1) == m.group(2)  # "10/10 would recommend" (not "ten ten")
+    # "10/10 would recommend" (not "ten ten"); "on 10/10" is a day.
+    full = m.group(1) == m.group(2) and not _DAY_BEFORE.search(before)
     if "." in m.group(1) or full or _RATING_BEFORE.search(before) or re.match(r"\s*stars?\b", after):
         return f"{numwords.number(m.group(1))} out of {numwords.number(m.group(2))}"
     return m.group()
