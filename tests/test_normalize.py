@@ -272,6 +272,18 @@ CASES = {
         ("10/10 would recommend; 5/5", "ten out of ten would recommend; five out of five"),
         ("We met on 10/10, until 5/5", "We met on ten ten, until five five"),  # days (month unknown)
     ],
+    "greek letters and micro": [
+        # Dropped as an unreadable script: "A = \u03c0r\u00b2" was "A equals r squared", "5 \u03bcs" five s.
+        (
+            "A = \u03c0r\u00b2, \u0394T, the \u03b1 and \u03b2 particles",
+            "A equals pi r squared, delta T, the alpha and beta particles",
+        ),
+        (
+            "5 \u00b5m, 10 \u03bcs, 1 \u00b5g, in \u00b5m",
+            "five micrometers, ten microseconds, one microgram, in micrometers",
+        ),
+        ("\u039a\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1 ok", "ok"),  # a Greek word is not spelled
+    ],
     "keys and platforms": [
         (
             "Use Ctrl+C or Cmd+Shift+P, then press Esc.",

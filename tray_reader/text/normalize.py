@@ -153,6 +153,61 @@ _NOTE_BEFORE = re.compile(r"(?:(?!(?:sin|cos|tan|cot|sec|csc|log|exp)$)[A-Za-z]{
 number, a symbol of one or two letters, a function ("sin\u00b2") or a bracket ("10\u00b3", "x\u00b2", "km\u00b2", ")\u00b2")."""
 
 
+_GREEK_NAMES = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "omicron",
+    "pi",
+    "rho",
+    "final-sigma",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+]
+_GREEK_LETTER = re.compile(
+    r"(?<![\u0370-\u03ff\u1f00-\u1fff])[\u0391-\u03a9\u03b1-\u03c9](?![\u0370-\u03ff\u1f00-\u1fff])"
+)
+"""A Greek letter on its own, as science writes them ("\u03c0r\u00b2", "\u0394T", "the \u03b1
+particles"): its name. Greek words are left to `drop_unreadable`."""
+_MICRO_UNIT = re.compile(r"[\u00b5\u03bc]([mgsLlAVFW])\b")
+"""The micro prefix before a unit ("5 \u00b5m", "10 \u03bcs"): "micro", read with the unit."""
+
+
+_MICRO_WORDS = {"m": "meters", "g": "grams", "s": "seconds", "L": "liters", "l": "liters", "A": "amps"}
+_MICRO_WORDS |= {"V": "volts", "F": "farads", "W": "watts"}
+
+
+def _micro_unit(m: re.Match[str]) -> str:
+    """After a number, "micro" joined to the unit's symbol (`read_numbers` says it with the
+    number, "one micrometer"); alone, the unit's name ("in \u00b5m": in micrometers)."""
+    if re.search(r"\d\s?$", m.string[max(0, m.start() - 2) : m.start()]):
+        return "micro" + m.group(1)
+    return "micro" + _MICRO_WORDS[m.group(1)]
+
+
+def _greek_letter(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    index = code - (0x03B1 if code >= 0x03B1 else 0x0391)
+    name = _GREEK_NAMES[index]
+    return f" {'sigma' if name == 'final-sigma' else name} "
+
+
 def _superscript(m: re.Match[str]) -> str:
     """A superscript number as a power ("^2", read by `read_numbers`), or nothing where it
     marks a footnote. NFKC would make "2\u00b3" twenty-three and "m\u00b2" "m2"."""
@@ -190,11 +245,15 @@ def clean_unicode(text: str) -> str:
     (but tabs); ©, ®, ™ and star ratings as words (`read_marks`); a web page's
     separators as pauses, its links' arrows dropped."""
     text = read_marks(_ANSI_ESCAPE.sub("", text.replace("\r\n", "\n")))
+    if "\u00b5" in text or "\u03bc" in text:
+        text = _MICRO_UNIT.sub(_micro_unit, text)  # before the micro sign becomes "u"
     if not text.isascii():
         text = _web_marks(text)
     text = text.translate(_CHAR_MAP)
     text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
     text = _SUPERSCRIPT.sub(_superscript, text)
+    if not text.isascii():
+        text = _GREEK_LETTER.sub(_greek_letter, text)
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_CHAR_MAP)  # NFKC can produce some of these again
     # A word hyphenated across a line break (text copied from PDFs): join it again.
