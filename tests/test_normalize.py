@@ -284,6 +284,17 @@ CASES = {
         ),
         ("\u039a\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1 ok", "ok"),  # a Greek word is not spelled
     ],
+    "pages, zones and periods": [
+        (
+            "Results 1 - 10 of 200; 5 - 3 = 2",
+            "Results one to ten of two hundred; five minus three equals two",
+        ),
+        (
+            "at 14.32 GMT, 09.15 BST; costs 3.50 EUR",
+            "at fourteen thirty-two GMT, nine fifteen BST; costs three euros and fifty cents",
+        ),
+        ("24 mo. warranty, 3 wks, 2 yrs", "twenty-four months warranty, three weeks, two years"),
+    ],
     "keys and platforms": [
         (
             "Use Ctrl+C or Cmd+Shift+P, then press Esc.",

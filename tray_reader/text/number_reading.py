@@ -235,6 +235,11 @@ first number cannot be a month ("Mon 25/12")."""
 
 
 _MONTH_WORD = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+_DOTTED_ZONED_TIME = re.compile(
+    r"(?<![\w.])([01]?\d|2[0-3])\.([0-5]\d)(?= ?(?:GMT|BST|UTC|CET|CEST|EET|EEST|WET|IST|[ECMP][SD]T)\b)"
+)
+"""A time written with a dot before its zone, as British papers write it ("14.32 GMT",
+"09.15 BST"): a time (it was "fourteen point three two")."""
 _ZONE_OFFSET = re.compile(r"(?<=\d:\d\d)((?::\d\d)?)(?: ?(?:UTC|GMT)| )([+-])([01]\d):?([0-5]\d)\b")
 """A time zone's offset after a time, as mail headers and logs write it ("10:00:00 +0000",
 "09:30 -05:00", with a blank or UTC before it; "9:00-17:00" is a range): from UTC."""
@@ -391,6 +396,12 @@ _UNITS = {
     "microV": ("microvolt", "microvolts"),
     "microF": ("microfarad", "microfarads"),
     "microW": ("microwatt", "microwatts"),
+    "mo": ("month", "months"),
+    "mos": ("month", "months"),
+    "yr": ("year", "years"),
+    "yrs": ("year", "years"),
+    "wk": ("week", "weeks"),
+    "wks": ("week", "weeks"),
     "sq ft": ("square foot", "square feet"),
     "sq m": ("square meter", "square meters"),
     "sq mi": ("square mile", "square miles"),
@@ -520,9 +531,12 @@ _SECONDS_NOT_DECADE = re.compile(
     r"\b(?:after|every|within|wait|waits|waited|timeout|took|takes?|lasts?|for)\s+$", re.I
 )
 """Before "30s", a word that makes it seconds ("retry after 30s"), not a decade ("the 30s")."""
-_SPACED_RANGE = re.compile(r"(?<=\d) [\u2013\u2014] (?=\d)|(?<=\d)(?:-|\s?\u2013\s?)(?=[$€£¥]\d)")
+_SPACED_RANGE = re.compile(
+    r"(?<=\d) [\u2013\u2014] (?=\d)|(?<=\d)(?:-|\s?\u2013\s?)(?=[$€£¥]\d)|(?<=\d) - (?=\d[\d,]* of \d)"
+)
 """A spaced dash between two numbers or dates, "14 March 1879 – 18 April 1955", or a dash
-between two amounts, "$5-$10" (it was "five dollars-ten dollars"): to."""
+between two amounts, "$5-$10" (it was "five dollars-ten dollars"), or a hyphen between the
+first and last of a page's results, "Results 1 - 10 of 200": to."""
 _FISCAL_YEAR = re.compile(r"\bFY\s?(\d{4}|\d{2})\b")
 """A fiscal year, "FY2023", "FY23"."""
 _SHORT_DECADE = re.compile(r"(?<!\w)'(\d0)s\b")
@@ -1068,6 +1082,8 @@ def read_numbers(text: str) -> str:
     if not re.search(r"\d", text):
         return text
     text = _WEEKDAY_BEFORE_DATE.sub(lambda m: DAYS[m.group(1).lower()], text)
+    text = _DOTTED_ZONED_TIME.sub(r"\1:\2", text)
+    text = re.sub(r"(?<=\d) - (?=\d+(?:\.\d+)? ?=)", " minus ", text)  # "5 - 3 = 2" (no dash pause)
     text = _ZONE_OFFSET.sub(_zone_offset, text)
     if "(" in text:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
