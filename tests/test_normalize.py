@@ -295,6 +295,12 @@ CASES = {
         ),
         ("24 mo. warranty, 3 wks, 2 yrs", "twenty-four months warranty, three weeks, two years"),
     ],
+    "versions by their v": [
+        (
+            "v3 is next; the v2 API; a V8 engine",
+            "version three is next; the version two API; a V eight engine",
+        ),
+    ],
     "keys and platforms": [
         (
             "Use Ctrl+C or Cmd+Shift+P, then press Esc.",

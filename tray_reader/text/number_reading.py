@@ -583,8 +583,8 @@ _NUMBERED = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/]|\.\d)")
 """Two numbers joined by a slash that are no fraction, "S.I. 2019/123", "case 17/2023"."""
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
-_VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w))")
-"""The "v" of "v2.4.1": version."""
+_VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w)|\d{1,2}(?!\w|\.\d))")
+"""The "v" of "v2.4.1", or of "v3" (lower case: "V8" is an engine): version."""
 _SECONDS = re.compile(r"(?<![\w.])(-?)(" + _NUM + r") s(?=[.,;:!?)]?(?:\s|$))")
 """A number of seconds with the unit's symbol after a space, "it takes 54 s." (not "5s",
 which may be a plural: "in 2s and 3s")."""
