@@ -15,7 +15,14 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tray_reader.text import numwords
-from tray_reader.text.number_reading import DAY, DAYS, ENDS_SENTENCE, read_numbers, read_roman_numerals
+from tray_reader.text.number_reading import (
+    DAY,
+    DAYS,
+    ENDS_SENTENCE,
+    read_numbers,
+    read_roman_numerals,
+    unit_names,
+)
 from tray_reader.text.sentences import PDF_NOTE, REFERENCE_MARK
 
 MAX_WORD_CHARS = 50
@@ -189,16 +196,12 @@ _MICRO_UNIT = re.compile(r"[\u00b5\u03bc]([mgsLlAVFW])\b")
 """The micro prefix before a unit ("5 \u00b5m", "10 \u03bcs"): "micro", read with the unit."""
 
 
-_MICRO_WORDS = {"m": "meters", "g": "grams", "s": "seconds", "L": "liters", "l": "liters", "A": "amps"}
-_MICRO_WORDS |= {"V": "volts", "F": "farads", "W": "watts"}
-
-
 def _micro_unit(m: re.Match[str]) -> str:
     """After a number, "micro" joined to the unit's symbol (`read_numbers` says it with the
     number, "one micrometer"); alone, the unit's name ("in \u00b5m": in micrometers)."""
     if re.search(r"\d\s?$", m.string[max(0, m.start() - 2) : m.start()]):
         return "micro" + m.group(1)
-    return "micro" + _MICRO_WORDS[m.group(1)]
+    return unit_names("micro" + m.group(1))[1]
 
 
 def _greek_letter(m: re.Match[str]) -> str:
@@ -516,7 +519,7 @@ _DOI = re.compile(r"\b[Dd][Oo][Ii]:\s?(10\.\d{4,9}/[^\s,;]+?)(?=[.,;)\]]*(?:\s|$
 """A document's identifier in a reference, "doi:10.1121/1.5091234"."""
 
 
-_DOI_PARTS = {".": " dot ", "/": " slash ", "-": " dash ", "_": " underscore "}
+_DOI_PARTS = {**_ADDRESS_SEPARATORS, "-": " dash "}
 
 
 def _doi(m: re.Match[str]) -> str:

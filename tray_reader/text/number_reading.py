@@ -234,7 +234,6 @@ says it is a date (not three quarters); month first, as in American English, unl
 first number cannot be a month ("Mon 25/12")."""
 
 
-_MONTH_WORD = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _DOTTED_ZONED_TIME = re.compile(
     r"(?<![\w.])([01]?\d|2[0-3])\.([0-5]\d)(?= ?(?:GMT|BST|UTC|CET|CEST|EET|EEST|WET|IST|[ECMP][SD]T)\b)"
 )
@@ -255,9 +254,7 @@ def _zone_offset(m: re.Match[str]) -> str:
     return f"{seconds} UTC {'plus' if sign == '+' else 'minus'} {spoken}"
 
 
-_WEEKDAY_BEFORE_DATE = re.compile(
-    r"\b(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?(?=,? (?:\d{1,2} )?" + _MONTH_WORD + r"\.? \d)"
-)
+_WEEKDAY_BEFORE_DATE = re.compile(rf"\b{DAY}(?=,? (?:\d{{1,2}} )?{_MONTH} \d)")
 """A weekday's short name before a date, as mail headers write them ("On Mon, Jan 5, 2024",
 "Sun, 5 Jan 2025"): its whole name."""
 
@@ -472,14 +469,6 @@ def _unit_before_noun(m: re.Match[str]) -> str:
     return f"{article}{numwords.number(amount)}-{one.replace(' ', '-')}"
 
 
-_AREA_UNITS = {
-    "km": "kilometer",
-    "cm": "centimeter",
-    "mm": "millimeter",
-    "m": "meter",
-    "mi": "mile",
-    "ft": "foot",
-}
 _AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
 """A square or cubic unit, "12 m^2", "5 cm^3" (`clean_unicode` writes "m²" so), or one
 alone ("per m^2")."""
@@ -489,8 +478,8 @@ _POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?!\d|\.\d)")
 
 def _area_or_volume(m: re.Match[str]) -> str:
     minus, amount, unit, power = m.groups()
-    one = ("square " if power == "2" else "cubic ") + _AREA_UNITS[unit]
-    many = one[: -len("foot")] + "feet" if unit == "ft" else one + "s"
+    shape = "square " if power == "2" else "cubic "
+    one, many = (shape + name for name in _UNITS[unit])
     if amount is None:
         return one
     return f"{_signed(minus, amount)} {_quantity(amount, one, many)}"
@@ -501,6 +490,11 @@ def _power(m: re.Match[str]) -> str:
     if not minus and exponent in ("2", "3"):
         return " squared " if exponent == "2" else " cubed "
     return f" to the power of {'minus ' if minus else ''}{numwords.cardinal(int(exponent))} "
+
+
+def unit_names(symbol: str) -> tuple[str, str]:
+    """A unit symbol's name, one and many ("microm": micrometer, micrometers)."""
+    return _UNITS[symbol]
 
 
 def _signed(minus: str, amount: str) -> str:
@@ -1019,7 +1013,7 @@ def _fraction_of_unit(m: re.Match[str]) -> str:
     if not 0 < num < den or den > 16:
         return m.group()
     if num >= 10:
-        return m.group()  # "10/11 MB"
+        return m.group()  # ten or more before the slash: no fraction of a unit
     one, many = _UNITS[unit]
     if whole:
         return f"{numwords.number(whole)} and {_part(num, den, 'a')} {many}"
