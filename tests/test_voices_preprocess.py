@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 import soundfile
+import soxr
 
 from tray_reader.errors import EnrollmentError
+from tray_reader.voices import preprocess
 from tray_reader.voices.checks import measure
-from tray_reader.voices.preprocess import clean_low, load_audio, prepare
+from tray_reader.voices.preprocess import DECODE_RATE, clean_low, load_audio, prepare
 from tray_reader.voices.record import MemorySource, level_db, meter, record
 
 RATE = 22_050
@@ -59,6 +63,46 @@ def test_not_audio(tmp_path):
         load_audio(path)
     with pytest.raises(EnrollmentError, match="no such file"):
         load_audio(tmp_path / "missing.wav")
+
+
+def ffmpeg(*args) -> None:
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", *map(str, args)], check=True)
+
+
+@pytest.mark.parametrize("suffix, codec", [("m4a", "aac"), ("webm", "libopus")])
+def test_a_phones_recording_is_read_through_ffmpeg(tmp_path, suffix, codec):
+    wav = write(tmp_path / "a.wav", np.stack([speechlike(6)] * 2, axis=1))
+    path = tmp_path / f"memo.{suffix}"
+    ffmpeg("-i", wav, "-c:a", codec, "-b:a", "96k", path)
+    with pytest.raises(soundfile.LibsndfileError):
+        soundfile.read(str(path))  # what the file is: one libsndfile does not read
+    x, rate = load_audio(path)
+    assert rate == DECODE_RATE and x.dtype == np.float32 and x.ndim == 1
+    assert len(x) == pytest.approx(6 * DECODE_RATE, rel=0.03)  # the codec's priming and padding
+    # The same sound: its level and its spectrum up to 4 kHz survive the codec and the resampling.
+    ref = soxr.resample(speechlike(6), RATE, DECODE_RATE)
+    assert 20 * np.log10(np.std(x) / np.std(ref)) == pytest.approx(0, abs=1.0)
+    n = min(len(x), len(ref))
+    band = slice(0, n * 4000 // DECODE_RATE)
+    heard, sent = (np.log(np.abs(np.fft.rfft(v[:n]))[band] + 1e-3) for v in (x, ref))
+    assert np.corrcoef(heard, sent)[0, 1] > 0.9
+    rec = prepare(x, rate)
+    assert rec.speech_seconds > 5 and rec.warnings == ()
+
+
+def test_a_file_without_sound_or_ffmpeg_says_why(tmp_path, monkeypatch):
+    video = tmp_path / "silent.mp4"
+    ffmpeg("-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-c:v", "mpeg4", video)
+    with pytest.raises(EnrollmentError, match=r"silent.mp4 has no sound track"):
+        load_audio(video)
+    memo = tmp_path / "memo.m4a"
+    ffmpeg("-i", write(tmp_path / "a.wav", speechlike(2)), "-c:a", "aac", memo)
+    monkeypatch.setattr(preprocess.shutil, "which", lambda name: None)
+    with pytest.raises(EnrollmentError, match=r"install ffmpeg \(`sudo apt install ffmpeg`\)"):
+        load_audio(memo)
+    assert "m4a" not in preprocess.readable_suffixes() and "M4A" not in preprocess.formats_named()
+    monkeypatch.undo()
+    assert "m4a" in preprocess.readable_suffixes() and "M4A" in preprocess.formats_named()
 
 
 def test_silent():

@@ -126,7 +126,10 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
     voice.set_defaults(func=cmd_voice, voice_command=None)
     vs = voice.add_subparsers(dest="voice_command")
     vs.add_parser("list", help="stock and your voices, with enrolment scores (* = default)")
-    add = vs.add_parser("add", help="make a voice that sounds like a recording (WAV, FLAC, OGG, MP3)")
+    add = vs.add_parser(
+        "add",
+        help="make a voice that sounds like a recording (WAV, FLAC, OGG, MP3; M4A and others with ffmpeg)",
+    )
     add.add_argument("name")
     add.add_argument("file")
     said = add.add_mutually_exclusive_group()

@@ -28,10 +28,9 @@ from tray_reader.errors import TrayReaderError
 from tray_reader.files import sha256
 from tray_reader.voices.job import EnrollmentJob, Progress
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
+from tray_reader.voices.preprocess import formats_named, readable_suffixes
 from tray_reader.voices.record import MAX_SECONDS, PASSAGE, AudioSource, record
 
-AUDIO_PATTERNS = ("*.wav", "*.flac", "*.ogg", "*.mp3")
-"""Files offered by "Choose a file…" (MP3 only where the installed libsndfile reads it)."""
 POLL_MS = 100
 """How often the window redraws the flow's state."""
 CONSENT_LABEL = "This is my voice, or I have permission to use it"
@@ -331,7 +330,7 @@ class EnrollFlow:
         elif phase is Phase.RECORDING:
             audio = f"recording… {recorded:.1f} s of up to {self.max_seconds:.0f} s"
         else:
-            audio = f"Record up to {self.max_seconds:.0f} s, or choose a file (WAV, FLAC, OGG, MP3)."
+            audio = f"Record up to {self.max_seconds:.0f} s, or choose a file ({formats_named()})."
         fraction = 1.0 if phase is Phase.DONE else (status.fraction if status else 0.0)
         return FlowView(
             phase=phase,
@@ -508,10 +507,10 @@ class EnrollWindow:
         )
         dialog.add_buttons("_Cancel", Gtk.ResponseType.CANCEL, "_Open", Gtk.ResponseType.OK)
         audio = Gtk.FileFilter()
-        audio.set_name("Audio (WAV, FLAC, OGG, MP3)")
-        for pattern in AUDIO_PATTERNS:
-            audio.add_pattern(pattern)
-            audio.add_pattern(pattern.upper())
+        audio.set_name(f"Audio ({formats_named()})")
+        for suffix in readable_suffixes():
+            audio.add_pattern(f"*.{suffix}")
+            audio.add_pattern(f"*.{suffix.upper()}")
         dialog.add_filter(audio)
         try:
             if dialog.run() == Gtk.ResponseType.OK and dialog.get_filename():

@@ -1013,7 +1013,7 @@ class Enroller:
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
     ) -> tuple[VoiceInfo, EnrollResult]:
-        """`enroll` from an audio file (WAV, FLAC, OGG, MP3 where libsndfile reads it)."""
+        """`enroll` from an audio file (what `preprocess.load_audio` reads)."""
         library.check_new_name(name)
         samples, rate = load_audio(path)
         recording = prepare(samples, rate, from_start=bool(text and text.strip()))

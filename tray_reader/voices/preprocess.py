@@ -1,7 +1,9 @@
 """Recording preprocessing for enrolment: decode, mono, resample, trim, normalise, check.
 
-`load_audio` decodes a file (anything libsndfile reads: WAV, FLAC, OGG, MP3 on recent
-libsndfile). `prepare` turns samples into a `Recording`: sound below the voice removed (a DC
+`load_audio` decodes a file: anything libsndfile reads (WAV, FLAC, OGG, MP3 on recent
+libsndfile), and other formats (a phone's M4A, AAC, Opus in WebM, a video's sound track)
+through `ffmpeg` when the user has it installed (an optional program, run as a subprocess).
+`prepare` turns samples into a `Recording`: sound below the voice removed (a DC
 offset, rumble: `clean_low`), speech only (a simple energy VAD drops silence and
 shortens long pauses), loudness-normalised, at 16 kHz (embedder) and 24 kHz (Kokoro's
 rate), with the checks' warnings. Bad input raises EnrollmentError.
@@ -9,6 +11,8 @@ rate), with the checks' warnings. Bad input raises EnrollmentError.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +33,12 @@ CLIP_LEVEL = 0.99
 CLIP_WARN = 0.001
 CLIP_REJECT = 0.02
 LOW_SNR_DB = 15.0
+DECODE_RATE = 24_000
+"""The rate `ffmpeg` decodes to: above every band the checks and the models look at (8 kHz)."""
+DECODE_MAX_SECONDS = 600.0
+"""How much of a file `ffmpeg` decodes (enrolment keeps at most MAX_SPEECH_SECONDS of speech;
+an hour-long file would otherwise take gigabytes)."""
+DECODE_TIMEOUT_SECONDS = 120.0
 HIGH_PASS_HZ = 70.0
 """Below the lowest speaking voices (about 80 Hz for a deep voice): a DC offset, handling
 noise, a fan's or a car's rumble. Removed by a zero-phase 4th-order Butterworth magnitude."""
@@ -54,6 +64,20 @@ class Recording:
     """Problems worth telling the user that did not stop enrolment."""
 
 
+LIBSNDFILE_SUFFIXES = ("wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif")
+FFMPEG_SUFFIXES = ("m4a", "aac", "mp4", "webm", "mkv", "wma", "amr", "3gp", "caf")
+
+
+def readable_suffixes() -> tuple[str, ...]:
+    """The file name endings `load_audio` is expected to read on this machine."""
+    return LIBSNDFILE_SUFFIXES + (FFMPEG_SUFFIXES if shutil.which("ffmpeg") else ())
+
+
+def formats_named() -> str:
+    """The formats `load_audio` reads, for a label or a help text."""
+    return "WAV, FLAC, OGG, MP3" + (", M4A and more (through ffmpeg)" if shutil.which("ffmpeg") else "")
+
+
 def load_audio(path: Path) -> tuple[np.ndarray, int]:
     """Decode an audio file to float32 mono samples and their rate."""
     import soundfile
@@ -64,14 +88,69 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
     try:
         data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (soundfile.LibsndfileError, RuntimeError, ValueError) as e:
-        raise EnrollmentError(
-            f"{path} is not an audio file tray-reader can read ({e}). Use WAV, FLAC, OGG or MP3 "
-            "(other formats, such as a phone's M4A, convert with any audio tool, e.g. "
-            "`ffmpeg -i recording.m4a recording.wav`)."
-        ) from None
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg is None:
+            raise EnrollmentError(
+                f"{path} is not an audio file tray-reader can read ({e}). Use WAV, FLAC, OGG or "
+                "MP3, or install ffmpeg (`sudo apt install ffmpeg`) and tray-reader reads other "
+                "formats too, such as a phone's M4A."
+            ) from None
+        return _decode_with_ffmpeg(ffmpeg, path), DECODE_RATE
     if data.size == 0:
         raise EnrollmentError(f"{path} holds no audio.")
     return data.mean(axis=1).astype(np.float32), int(rate)
+
+
+def _decode_with_ffmpeg(ffmpeg: str, path: Path) -> np.ndarray:
+    """The file's first sound track, mono at DECODE_RATE, through the `ffmpeg` program.
+
+    ffmpeg writes a float WAV stream with the track's own channels, which are averaged here
+    as libsndfile's are (its own down-mix to one channel raises a stereo file by 3 dB, and
+    would take a file near full scale for a clipped one).
+    """
+    command = [
+        ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error",
+        "-t", f"{DECODE_MAX_SECONDS:.0f}", "-i", str(path),
+        "-map", "0:a:0", "-ar", str(DECODE_RATE), "-c:a", "pcm_f32le", "-f", "wav", "pipe:1",
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=DECODE_TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise EnrollmentError(
+            f"{path}: ffmpeg took over {DECODE_TIMEOUT_SECONDS:.0f} s to decode it; "
+            "convert it to WAV or FLAC and try again."
+        ) from None
+    except OSError as e:
+        raise EnrollmentError(f"{path}: ffmpeg could not be run ({e}).") from None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    if done.returncode != 0:
+        if any("matches no streams" in line for line in said):
+            raise EnrollmentError(f"{path} has no sound track (ffmpeg found none).")
+        reason = said[0].removeprefix(f"{path}: ") if said else f"exit status {done.returncode}"
+        raise EnrollmentError(f"{path} is not an audio file tray-reader can read (ffmpeg: {reason}).")
+    channels, data = _float_wav_stream(done.stdout)
+    samples = np.frombuffer(data[: len(data) // (4 * channels) * 4 * channels], dtype="<f4")
+    if samples.size == 0:
+        raise EnrollmentError(f"{path} holds no audio.")
+    mono: np.ndarray = samples.reshape(-1, channels).mean(axis=1).astype(np.float32)
+    return mono
+
+
+def _float_wav_stream(stream: bytes) -> tuple[int, bytes]:
+    """Channels and sample bytes of a WAV stream written to a pipe (its sizes may be unset)."""
+    if stream[:4] != b"RIFF" or stream[8:12] != b"WAVE":
+        raise EnrollmentError("ffmpeg's output was not the WAV stream asked for.")
+    at, channels = 12, 0
+    while at + 8 <= len(stream):
+        kind, size = stream[at : at + 4], int.from_bytes(stream[at + 4 : at + 8], "little")
+        if kind == b"fmt ":
+            channels = int.from_bytes(stream[at + 10 : at + 12], "little")
+        elif kind == b"data":
+            if channels < 1:
+                break
+            return channels, stream[at + 8 :]
+        at += 8 + size + size % 2
+    raise EnrollmentError("ffmpeg's output was not the WAV stream asked for.")
 
 
 def _frame_db(x: np.ndarray, frame: int) -> np.ndarray:
