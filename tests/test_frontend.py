@@ -243,6 +243,63 @@ def test_lead_the_verb_is_said_like_leed(phonemizer, text):
     assert "ɛd" not in phonemizer(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # The tagger's tag alone chose the other sense: the words around tell.
+        ("Polish the Polish silver.", "pˈɑlɪʃ ðə pˈOlɪʃ"),
+        ('"Polish your shoes," she said.', "pˈɑlɪʃ jʊɹ"),
+        ("a minute detail", "mInˈut"),
+        ("There are minute particles in it.", "mInˈut"),
+        ("the minute hand", "mˈɪnət"),
+        ("the bass player", "bˈAs"),
+        ("bass guitar", "bˈAs"),
+        ("the bass line", "bˈAs"),
+        ("Turn up the bass.", "bˈAs"),
+        ("a tear in the paper", "tˈɛɹ"),
+        ("Normal wear and tear is covered.", "tˈɛɹ"),
+        ("The does grazed with their fawns.", "dˈOz"),
+        ("They had a row about money.", "ɹˈW"),
+        ("Take a bow.", "bˈW"),
+        ("the bow of the ship", "bˈW"),
+        # What the lexicon already said right stays.
+        ("Polish people are friendly.", "pˈOlɪʃ"),
+        ("Please polish the shoes.", "pˈɑlɪʃ"),
+        ("a minute later", "mˈɪnət"),
+        ("wait a minute", "mˈɪnət"),
+        ("every minute counts", "mˈɪnət"),
+        ("a five minute walk", "mˈɪnət"),
+        ("sea bass", "bˈæs"),
+        ("We caught a bass.", "bˈæs"),
+        ("striped bass", "bˈæs"),
+        ("tear it up", "tˈɛɹ"),
+        ("a tear rolled down", "tˈɪɹ"),
+        ("a tear in her eye", "tˈɪɹ"),
+        ("in tears", "tˈɪɹz"),
+        ("Does it work?", "dˈʌz"),
+        ("Three wins in a row.", "ɹˈO"),
+        ("We had a row of trees.", "ɹˈO"),
+        ("bow and arrow", "bˈO"),
+        ("She tied a bow.", "bˈO"),
+        ("They bow to the king.", "bˈW"),
+        ("I read it yesterday.", "ɹˈɛd"),
+        ("I will read it.", "ɹˈid"),
+        ("We love live music.", "lˈIv"),
+        ("I live here.", "lˈɪv"),
+        ("The wind is cold.", "wˈɪnd"),
+        ("Wind the clock.", "wˈInd"),
+        ("Close the door.", "klˈOz"),
+        ("a close friend", "klˈOs"),
+        ("the use of force", "jˈus"),
+        ("I use it daily.", "jˈuz"),
+        ("The wound healed.", "wˈund"),
+        ("He wound the clock.", "wˈWnd"),
+    ],
+)
+def test_heteronyms_are_told_by_the_words_around_them(phonemizer, text, said):
+    assert said in phonemizer(text), phonemizer(text)
+
+
 def test_names_with_numbers_and_numbered_items_end_to_end(frontend, phonemizer):
     text = "California's SB 1047 passed. See you Tue. 3/4 at 14h30 on an Airbus A380.\n(iii) the agent."
     assert [c.text for c in frontend.chunks(text, first_chars=200)] == [

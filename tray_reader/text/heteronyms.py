@@ -1,0 +1,169 @@
+"""Heteronyms the tagger's tag does not tell apart, told by the words around them.
+
+misaki's lexicon gives a heteronym one pronunciation per part of speech, so the tagger's tag
+decides, and the tag is sometimes not enough: 'minute' before a noun is tagged a noun ('a
+minute detail'), 'bass' is a noun both as the fish and as the instrument, a sentence's first
+'Polish' is tagged the nationality however it goes on, and a noun 'tear' is always the
+teardrop. For a few words the lexicon has one pronunciation only ('does', 'row'). Each rule
+here looks at a word's neighbours (their text and tags) once the tagger has run and before
+the lexicon is read, and gives the word's phonemes where the neighbours decide; elsewhere
+the lexicon decides as before. Phonemes are misaki's American English symbols, as the
+phonemizer's.
+
+'lead' the metal is told from the verb earlier, in the text (`g2p.said_as_metal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+POLISH_VERB = "pˈɑlɪʃ"
+MINUTE_ADJECTIVE = "mInˈut"
+"""'minute' meaning tiny, the lexicon's adjective."""
+MINUTE_NOUN = "mˈɪnət"
+BASS_VOICE = "bˈAs"
+"""The low voice and the instrument (the lexicon's adjective: 'bass guitar')."""
+TEAR_RIP = "tˈɛɹ"
+DOES_DEER = "dˈOz"
+"""The plural of 'doe' (misaki has only the verb 'does')."""
+ROW_QUARREL = "ɹˈW"
+"""'row' rhyming with 'cow' (misaki has only the line's and the oar's)."""
+BOW_BENDING = "bˈW"
+"""The bow of the head and of a ship (the lexicon's verb)."""
+
+SENTENCE_STARTS = frozenset({".", "!", "?", ":", ";", '"', "“", "(", "``"})
+"""Tokens after which a word begins a sentence (or a quoted one)."""
+OBJECT_TAGS = frozenset({"DT", "PRP", "PRP$"})
+"""Tags of a word that begins a verb's object: 'the', 'it', 'your'."""
+NOUN_TAGS = frozenset({"NN", "NNS"})
+NOT_BEFORE_TINY = frozenset({"CD", "JJ", "JJR", "JJS"})
+"""Tags of a word that makes the next 'minute' the time ('five minute walk', 'last minute
+changes')."""
+NOT_BEFORE_TINY_WORDS = frozenset({"every", "each", "per", "this", "that", "any"})
+"""Words after which 'minute' is the time even before a word tagged a noun ('every minute
+counts')."""
+FISH_KINDS = frozenset({"sea", "striped", "largemouth", "smallmouth", "rock"})
+CATCHING = frozenset({"catch", "catches", "caught", "catching", "hooked", "landed"})
+FISH_AFTER = frozenset({"fishing", "fillet", "fillets", "lure", "lures"})
+TEARDROP_PLACES = frozenset({"eye", "eyes", "voice", "corner"})
+"""'a tear in her eye': the teardrop after all."""
+HAVING = frozenset({"have", "has", "had", "having"})
+TAKING = frozenset({"take", "takes", "took", "taking", "taken"})
+VESSELS = frozenset({"ship", "boat", "vessel", "yacht"})
+
+
+def resolve(tokens: list[Any]) -> list[Any]:
+    """misaki's tagged ``tokens``, each heteronym whose neighbours decide it with its
+    phonemes set (the lexicon leaves a token's phonemes alone once set)."""
+    for i, token in enumerate(tokens):
+        rule = RULES.get(token.text.lower())
+        if rule is not None and token.phonemes is None:
+            token.phonemes = rule(tokens, i)
+    return tokens
+
+
+def _word(tokens: Sequence[Any], i: int) -> str:
+    return str(tokens[i].text).lower() if 0 <= i < len(tokens) else ""
+
+
+def _tag(tokens: Sequence[Any], i: int) -> str:
+    return str(tokens[i].tag) if 0 <= i < len(tokens) else ""
+
+
+def _polish(tokens: Sequence[Any], i: int) -> str | None:
+    """A sentence's first 'Polish' before its object is the verb ('Polish the silver',
+    'Polish it'); the nationality otherwise ('Polish people', 'the Polish silver')."""
+    starts = i == 0 or tokens[i - 1].text in SENTENCE_STARTS
+    if tokens[i].text == "Polish" and starts and _tag(tokens, i + 1) in OBJECT_TAGS:
+        return POLISH_VERB
+    return None
+
+
+def _minute(tokens: Sequence[Any], i: int) -> str | None:
+    """Tiny before a noun ('a minute detail', 'minute particles'), unless a number or a
+    word like 'last' makes it the time; the clock's 'minute hand' is the time."""
+    if _word(tokens, i + 1) in ("hand", "hands"):
+        return MINUTE_NOUN
+    if (
+        tokens[i].tag == "NN"
+        and _tag(tokens, i + 1) in NOUN_TAGS
+        and _tag(tokens, i - 1) not in NOT_BEFORE_TINY
+        and _word(tokens, i - 1) not in NOT_BEFORE_TINY_WORDS
+    ):
+        return MINUTE_ADJECTIVE
+    return None
+
+
+def _bass(tokens: Sequence[Any], i: int) -> str | None:
+    """The voice and the instrument ('the bass player', 'turn up the bass'), unless the
+    words around it are about fish ('sea bass', 'caught a bass', 'bass fishing').
+    'Bass' with a capital may be a name ('Bass Strait'): the lexicon's."""
+    if tokens[i].text != "bass":
+        return None
+    fish = (
+        _word(tokens, i - 1) in FISH_KINDS
+        or any(_word(tokens, j) in CATCHING for j in range(i - 3, i))
+        or _word(tokens, i + 1) in FISH_AFTER
+    )
+    return None if fish else BASS_VOICE
+
+
+def _tear(tokens: Sequence[Any], i: int) -> str | None:
+    """A rip: 'a tear in the paper', 'a tear in its sleeve', 'wear and tear' (the lexicon's
+    noun is the teardrop, its verb the rip)."""
+    if _word(tokens, i - 2) == "wear" and _word(tokens, i - 1) == "and":
+        return TEAR_RIP
+    if (
+        tokens[i].tag == "NN"
+        and _word(tokens, i + 1) == "in"
+        and _tag(tokens, i + 2) in ("DT", "PRP$")
+        and _tag(tokens, i + 3) in NOUN_TAGS
+        and _word(tokens, i + 3) not in TEARDROP_PLACES
+    ):
+        return TEAR_RIP
+    return None
+
+
+def _does(tokens: Sequence[Any], i: int) -> str | None:
+    """'the does' are deer."""
+    return DOES_DEER if _word(tokens, i - 1) in ("the", "these", "those") else None
+
+
+def _row(tokens: Sequence[Any], i: int) -> str | None:
+    """A quarrel: 'they had a row', 'a blazing row', 'a row over pay'; not a row of things,
+    nor 'three in a row'."""
+    if not tokens[i].tag.startswith("NN") or _word(tokens, i + 1) == "of":
+        return None
+    article = next((j for j in (i - 1, i - 2) if _word(tokens, j) in ("a", "an")), None)
+    if article is None or _word(tokens, article - 1) == "in":
+        return None
+    if _word(tokens, article - 1) in HAVING or _word(tokens, i + 1) in ("about", "over"):
+        return ROW_QUARREL
+    return None
+
+
+def _bow(tokens: Sequence[Any], i: int) -> str | None:
+    """Bending: 'take a bow', 'took a final bow'; and a ship's front ('the bow of the
+    boat'). The lexicon says a noun 'bow' as the archer's and the ribbon's."""
+    if not tokens[i].tag.startswith("NN"):
+        return None
+    taken = any(_word(tokens, j) in TAKING for j in range(i - 3, i))
+    if taken and _word(tokens, i + 2) not in ("arrow", "arrows"):
+        return BOW_BENDING
+    if _word(tokens, i + 1) == "of" and _word(tokens, i + 3) in VESSELS:
+        return BOW_BENDING
+    return None
+
+
+RULES: dict[str, Callable[[Sequence[Any], int], str | None]] = {
+    "polish": _polish,
+    "minute": _minute,
+    "bass": _bass,
+    "tear": _tear,
+    "does": _does,
+    "row": _row,
+    "bow": _bow,
+}
+"""A heteronym in lower case -> the rule giving its phonemes from its neighbours, or None
+where they do not decide."""
