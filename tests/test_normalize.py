@@ -612,6 +612,14 @@ CASES = {
         ("see Art. 5 and Eq. (4)", "see Article five and equation (four)"),
         ("Open Mon\u2013Fri, Sat - Sun closed", "Open Monday to Friday, Saturday to Sunday closed"),
         ("tea w/o sugar, w/ milk, in 5 mins", "tea without sugar, with milk, in five minutes"),
+        (
+            "omg thx, idk what to say lol. btw imo it's fine, tbh.",
+            "OMG thanks, IDK what to say LOL. BTW IMO it's fine, TBH.",
+        ),
+        ("fyi brb, afaik smh irl imho pls plz", "FYI BRB, AFAIK SMH IRL IMHO please please"),
+        ("Lol that's great. Thx! Imo it's fine.", "LOL that's great. Thanks! IMO it's fine."),
+        ("Imo State is in Nigeria; in Imo.", "Imo State is in Nigeria; in Imo."),  # a place
+        ("the lol-cat, @lol, THX sound", "the lol-cat, at lol, THX sound"),
     ],
     "encyclopedia and business": [
         (

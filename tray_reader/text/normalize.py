@@ -643,6 +643,33 @@ _ABBREVIATIONS = [
 ]
 
 
+_CHAT_WORDS = {
+    # Said letter by letter, as the same forms in capitals are: "lol" too, which some say as
+    # a word, but every listener knows the letters, and "lol" and "LOL" then sound alike.
+    **{
+        short: short.upper()
+        for short in ("omg", "idk", "btw", "imo", "imho", "tbh", "fyi", "brb", "afaik", "smh", "irl", "lol")
+    },
+    "thx": "thanks",
+    "pls": "please",
+    "plz": "please",
+}
+_CHAT_WORD = re.compile(
+    r"(?<![\w.'/@#$-])(?:(" + "|".join(_CHAT_WORDS) + r")"
+    r"|(?:(?<=^)|(?<=\n)|(?<=[.!?] ))(" + "|".join(map(str.capitalize, _CHAT_WORDS)) + r")(?! [A-Z]))"
+    r"(?![\w'/@-]|\.\w)"
+)
+"""A chat's short forms in lower case ("omg thx, idk"): the letters, or the word they stand for.
+Capitalised only where a sentence begins and no name follows ("Imo it's fine", but "Imo State"
+is a place); in capitals they are spelled already."""
+
+
+def _chat_word(m: re.Match[str]) -> str:
+    short, capitalised = m.groups()
+    said = _CHAT_WORDS[(short or capitalised).lower()]
+    return said.capitalize() if capitalised and said.islower() else said
+
+
 _DOTLESS_ABBREVIATIONS = [
     # An address's street after its name, written without a dot ("221B Baker St, London",
     # "12 Oak Ave"): the word, not the letters; and a flat's or a suite's number.
@@ -660,6 +687,7 @@ _DOTLESS_ABBREVIATIONS = [
     _abbrev(r"\bPgDn\b", "Page Down"),
     _abbrev(r"(?<![\w.])\.NET\b", "dot net"),
     _abbrev(r"\bSte\.?(?=\s*#?\d)", "Suite"),
+    (_CHAT_WORD, _chat_word),
 ]
 """Abbreviations written without a dot, looked for in every text."""
 
