@@ -540,6 +540,13 @@ CASES = {
         ("if n >= 10 and m != 3", "if n greater than or equal to ten and m not equal to three"),
         ("p < 0.05 and a > b; <b>x</b>", "p less than zero point zero five and a greater than b; x"),
         ("Paris \u2192 Rome, \u2248 5 h", "Paris to Rome, approximately five hours"),
+        # A name of two codes or letters, not a choice.
+        ("TCP/IP, I/O, A/B testing, AC/DC", "TCP IP, I O, A B testing, AC DC"),
+        ("a PS/2 port, OS/2, S/MIME, ISO/IEC standards", "a PS two port, OS two, S MIME, ISO IEC standards"),
+        (
+            "SSL/TLS, YES/NO, HEVC/H.265, C/C++",
+            "SSL or TLS, YES or NO, HEVC or H two sixty-five, C or C plus plus",
+        ),
     ],
     "markup": [
         ("**bold** <b>html</b>", "bold html"),
@@ -595,7 +602,7 @@ CASES = {
         ),
         ("see ./run.sh and /usr/bin/env", "see dot slash run dot sh and slash usr slash bin slash env"),
         ("Rename notes.txt to Node.js.", "Rename notes dot txt to Node dot js."),
-        ("and/or he/she/they, yes/no, TCP/IP", "and or he or she or they, yes or no, TCP or IP"),  # not paths
+        ("and/or he/she/they, yes/no, TCP/IP", "and or he or she or they, yes or no, TCP IP"),  # not paths
         ("Press \u2190 or \u2192 to move, A \u2192 B", "Press left arrow or right arrow to move, A to B"),
         ("Press / to search, press ? for help", "Press slash to search, press question mark for help"),
     ],

@@ -786,6 +786,21 @@ _CREDIT = re.compile(
 """A picture's credit, "(Photo by John Smith/Getty Images)", "Photograph: Jane Doe/AP": the
 slash parts a name from an agency (it was "John Smith or Getty Images")."""
 
+_SLASHED_CODES = re.compile(r"(?<![\w/-])([A-Z]{1,5})/([A-Z]{1,5})(?![\w/+#-])")
+"""Two codes in capitals with a slash between them."""
+_ONE_NAME = frozenset(["TCP/IP", "UDP/IP", "ISO/IEC", "AC/DC", "CI/CD", "UI/UX", "S/MIME"])
+"""Codes with a slash that make one name ("TCP/IP", "ISO/IEC"); between others the slash is a
+choice ("SSL/TLS", "PGP/GPG keys", "HEVC/H.265": or)."""
+
+
+def _slashed_codes(m: re.Match[str]) -> str:
+    """A name of two codes ("TCP/IP": it was "TCP or IP") or of two letters ("I/O", "A/B
+    testing"): one after the other."""
+    if m.group() in _ONE_NAME or len(m.group()) == 3:
+        return f"{m[1]} {m[2]}"
+    return m.group()
+
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_CREDIT, lambda m: re.sub(r"(?<=\w)/(?=[A-Z])", ", ", m.group())),
     (_CHANGE_OVER_PERIOD, lambda m: _CHANGE_OVER[(m[1] or m[2] or m[3]).lower()]),
@@ -806,7 +821,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
     (_DAY_RANGE, lambda m: f"{DAYS[m.group(1).lower()]} to {DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
-    (re.compile(r"\b([A-Z])/([A-Z])\b"), r"\1 \2"),  # "A/B testing", "I/O", "P/E"
+    (_SLASHED_CODES, _slashed_codes),
     (re.compile(r"\b[Ww]/(?=\s)|\bw/(?=[a-z]{2,}\b)"), "with "),  # "w/ milk", "w/cmake"
     (re.compile(r"\s*&\s*"), " and "),
     (re.compile(r"\s*@\s*"), " at "),

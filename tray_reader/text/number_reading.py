@@ -850,9 +850,9 @@ def _ubuntu_version(m: re.Match[str]) -> str:
     return spoken + (f" point {numwords.cardinal(int(point))}" if point else "")
 
 
-_SLASHED_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP|OS)/(?=\d)")
-"""A protocol's or a system's version after a slash, "HTTP/1.1", "HTTP/2", "OS/2": the name and
-the number (the slash between letters is "or", as in "and/or")."""
+_SLASHED_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP|OS|PS)/(?=\d)")
+"""A protocol's or a system's version after a slash, "HTTP/1.1", "HTTP/2", "OS/2", "PS/2": the
+name and the number (the slash between letters is "or", as in "and/or")."""
 _NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])/(?=\d)")
 """A slash between a name and a number, "PR target/106482", "bfd/29988": said (it was "or" once
 the number was words, as between two words in "yes/no")."""
