@@ -65,6 +65,31 @@ def test_pdf_numbered_headings_are_blocks_of_their_own(tmp_path):
     )
 
 
+def test_pdf_table_of_contents_is_read_without_leaders_and_page_numbers(tmp_path):
+    # The leader dots and the page numbers were read, each entry's number run into the next.
+    body = "This line of the paragraph is long enough to be a typical line of the page,"
+    pages = [
+        [
+            "Contents",
+            "Preface . . . . . . . . vii",
+            "Introduction . . . . . 3",
+            "1.2 Installation ........ 14",
+            "2.1 ASN.1 syntax. . . . . . . 20",
+            "Chapter 3  Parsing   27",
+        ],
+        ["Introduction", body, "and it ends here."],
+    ]
+    blocks = load_document(write_pdf(tmp_path / "book.pdf", pages)).chapters[0].blocks
+    assert blocks[:6] == (
+        "Contents",
+        "Preface",
+        "Introduction",
+        "1.2 Installation",
+        "2.1 ASN.1 syntax",
+        "Chapter 3 Parsing",
+    )
+
+
 def test_pdf_a_chapters_running_head_with_its_page_number_is_dropped(tmp_path):
     # Each chapter's head ("Chapter 2: Parsing 14") is on a few of the pages only.
     body = "This line of the paragraph is long enough to be a typical line of the page,"

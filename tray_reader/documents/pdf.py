@@ -4,7 +4,8 @@ A page's text layer comes as lines. What a reader skips is dropped: page numbers
 running heads and feet (a line at a page's top or bottom that recurs on many pages, its
 digits ignored). Words hyphenated at a line end are joined again, lines are joined into
 paragraphs (a short line ending a sentence, or a blank line, ends one; a short numbered
-heading is one of its own).
+heading is one of its own). A table of contents' entry is one of its own too, read without
+its leader dots and page number ("1.2 Installation ..... 14": "1.2 Installation").
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ _SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
 _NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z](?:[^.!?:;,]|\.(?=\S))*$")
 """A section's numbered heading, "1. Introduction", "2.1. Directory layout": a paragraph of
 its own when short, not the first words of the paragraph after it."""
+
+
+_CONTENTS_ENTRY = re.compile(
+    r"^(?P<title>.*?\S)\s*(?:\.\s*){4,}(?:\d{1,4}|[ivxlcdm]{1,7})$"
+    r"|^(?P<numbered>(?:(?:Chapter|Part|Appendix|Section)\s+\w{1,4}|\d{1,2}(?:\.\d{1,2}){0,3}\.?)"
+    r"\s+\S.*?)\s{2,}(?:\d{1,4}|[ivxlcdm]{1,7})$",
+    re.I,
+)
+"""A table of contents' entry: a title, leader dots and a page number ("Introduction . . . 3",
+"1.2 Installation ........ 14"), or a numbered title and the page number after a wide space
+("Chapter 3  Parsing   27")."""
 
 
 _NUMBERED_EDGE = re.compile(r"^# \S|\S #$")
@@ -83,10 +95,14 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
     for lines in pages:
         for raw in lines:
             line = raw.strip()
-            if _NUMBERED_HEADING.match(line) and len(line) < SHORT_LINE * typical:
+            entry = _CONTENTS_ENTRY.match(line)
+            heading = not entry and _NUMBERED_HEADING.match(line) and len(line) < SHORT_LINE * typical
+            if entry or heading:
                 if current:
                     out.append(current)
-                out.append(line)
+                out.append(
+                    " ".join((entry.group("title") or entry.group("numbered")).split()) if entry else line
+                )
                 current = ""
                 continue
             if not line:
