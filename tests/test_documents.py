@@ -56,13 +56,34 @@ def test_pdf_numbered_headings_are_blocks_of_their_own(tmp_path):
     ]
     blocks = load_document(write_pdf(tmp_path / "spec.pdf", pages)).chapters[0].blocks
     assert blocks == (
-        "1. Introduction",
+        "Section 1: Introduction",
         f"{body} and it ends here.",
-        "1.1. Version",
+        "Section 1.1: Version",
         f"{body} and so does this one.",
-        "2. Layout",
+        "Section 2: Layout",
         f"{body} as the last one does.",
     )
+
+
+def test_pdf_a_numbered_heading_is_said_as_a_section(phonemizer, tmp_path):
+    # "1. Introduction" was read "Introduction" (its number taken for a list item's), and
+    # "2.1 Syntax" as "two point one Syntax", a decimal run into the title.
+    body = "This line of the paragraph is long enough to be a typical line of the page,"
+    pages = [["1 Introduction", body, "and it ends here.", "2.1 Syntax", body, "and so does this one."]]
+    text = load_document(write_pdf(tmp_path / "spec.pdf", pages)).text
+    said = [c.text for c in TextFrontEnd(phonemizer).chunks(text, first_chars=200)]
+    assert said[0] == "Section one: Introduction" and said[2] == "Section two point one: Syntax"
+
+
+def test_pdf_numbered_items_and_rows_are_not_sections(tmp_path):
+    body = "This line of the paragraph is long enough to be a typical line of the page,"
+    pages = [
+        ["1. Introduction", body, "and it ends here.", "1.1. Steps", "1. Apples", "2. Pears", "3. Plums"],
+        ["Header:", "4 CARD32 OFFSET", body, "and the table ends."],
+    ]
+    blocks = load_document(write_pdf(tmp_path / "spec.pdf", pages)).chapters[0].blocks
+    assert blocks[2:6] == ("Section 1.1: Steps", "1. Apples", "2. Pears", "3. Plums")
+    assert "4 CARD32 OFFSET" in blocks  # a number not written as the sections' are
 
 
 def test_pdf_table_of_contents_is_read_without_leaders_and_page_numbers(tmp_path):

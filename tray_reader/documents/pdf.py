@@ -6,6 +6,11 @@ digits ignored). Words hyphenated at a line end are joined again, lines are join
 paragraphs (a short line ending a sentence, or a blank line, ends one; a short numbered
 heading is one of its own). A table of contents' entry is one of its own too, read without
 its leader dots and page number ("1.2 Installation ..... 14": "1.2 Installation").
+
+A numbered heading is said as a section's ("2.1. Directory layout": "Section 2.1: Directory
+layout") in a document whose headings are numbered in levels: the number is how the text
+refers to its parts ("see 2.1"), and said bare it would be heard as a count ("one
+Introduction") or a decimal ("two point one").
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ its paragraph."""
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.I)
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010]$")
 _SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
-_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z](?:[^.!?:;,]|\.(?=\S))*$")
-"""A section's numbered heading, "1. Introduction", "2.1. Directory layout": a paragraph of
-its own when short, not the first words of the paragraph after it."""
+_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z](?:[^.!?:;,]|\.(?=\S))*\??$")
+"""A section's numbered heading, "1. Introduction", "2.1. Directory layout", "1.2. What is
+this spec?": a paragraph of its own when short, not the first words of the paragraph after it."""
 
 
 _CONTENTS_ENTRY = re.compile(
@@ -43,6 +48,8 @@ _CONTENTS_ENTRY = re.compile(
 """A table of contents' entry: a title, leader dots and a page number ("Introduction . . . 3",
 "1.2 Installation ........ 14"), or a numbered title and the page number after a wide space
 ("Chapter 3  Parsing   27")."""
+_SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})(\.?)\s+")
+"""A heading's number, and the dot after it or none (each document writes them one way)."""
 
 
 _NUMBERED_EDGE = re.compile(r"^# \S|\S #$")
@@ -91,6 +98,7 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
     lengths = sorted(len(x.strip()) for lines in pages for x in lines if x.strip())
     typical = lengths[int(len(lengths) * 0.75)] if lengths else 0
     out: list[str] = []
+    headings: list[int] = []
     current = ""
     for lines in pages:
         for raw in lines:
@@ -100,6 +108,8 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
             if entry or heading:
                 if current:
                     out.append(current)
+                if heading:
+                    headings.append(len(out))
                 out.append(
                     " ".join((entry.group("title") or entry.group("numbered")).split()) if entry else line
                 )
@@ -121,6 +131,23 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
                 current = ""
     if current:
         out.append(current)
+    return _said_as_sections(out, headings)
+
+
+def _said_as_sections(blocks: list[str], headings: list[int]) -> list[str]:
+    """``blocks`` with the numbered headings at ``headings`` said as sections' ("Section 2.1:
+    Directory layout") when some heading's number has levels. A heading with a single
+    number is a section's when written as those are ("1 Introduction" beside "2.1 Syntax",
+    "1. Introduction" beside "1.1. Version"), unless next to another such: a numbered
+    list's items ("1. Apples", "2. Pears") and a table's rows stay."""
+    numbers = {i: m for i in headings if (m := _SECTION_NUMBER.match(blocks[i]))}
+    styles = {m.group(2) for m in numbers.values() if "." in m.group(1)}
+    out = list(blocks)
+    for i, m in numbers.items():
+        single = "." not in m.group(1)
+        listed = any(j in numbers and "." not in numbers[j].group(1) for j in (i - 1, i + 1))
+        if not single or (m.group(2) in styles and not listed):
+            out[i] = f"Section {m.group(1)}: {blocks[i][m.end() :]}"
     return out
 
 
