@@ -186,6 +186,15 @@ CASES = {
             "ISO eighty-eight fifty-nine one, RFC twenty-six sixteen, Error four oh four",
         ),
         ("MP3s and MP4 files, B-52s", "MP threes and MP four files, B fifty-twos"),
+        (
+            "h264, h265, x264 and x265",
+            "H two sixty-four, H two sixty-five, X two sixty-four and X two sixty-five",
+        ),
+        (
+            "on i386, the y2038 bug, v238",
+            "on I three eighty-six, the Y twenty thirty-eight bug, v two hundred thirty-eight",
+        ),
+        ("x2 and m3s, m100-200", "x two and m three s, m one hundred to two hundred"),
         # Quantities stay quantities.
         (
             "page 404, $404, 404 people",

@@ -667,10 +667,11 @@ _DOTTED_STANDARD = re.compile(r"(?<![\w.])([A-Z]{1,5})\.([1-9]\d{0,3})(?![\w.]|,
 """A standard's name, letters and a number joined by a dot ("X.509", "ASN.1", "H.264"):
 said as a name ("X five oh nine"), not a sentence's end before a decimal."""
 _LETTERS_NUMBER = re.compile(
-    r"(?<![\w.&/'#-])([A-Z]{1,5})(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
+    r"(?<![\w.&/'#-])([A-Z]{1,5}|[a-uw-z](?!-))(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
 )
 """A model's letters and number ("A380", "F-150", "RTX4090", "A320-200"), and their plurals
-("MP3s", "B-52s")."""
+("MP3s", "B-52s"); one letter in lower case before three digits or four too ("h264", "x265",
+"i386": H two sixty-four, was h two hundred sixty-four), but not a version's "v"."""
 _CAPITAL_WORDS = frozenset(
     [
         "THE",
@@ -812,7 +813,11 @@ def _capitals_number(m: re.Match[str]) -> str:
 
 def _letters_number(m: re.Match[str]) -> str:
     letters, hyphen, number, suffix, plural = m.groups()
-    if letters in _NOT_CODES or (suffix and hyphen) or (len(number) < 3 and not plural):
+    if letters.islower():
+        if len(number) < 3 or suffix:
+            return m.group()  # "x2", "m3s", "m100-200"
+        letters = letters.upper()  # "h264": no unit's symbol before a number
+    elif letters in _NOT_CODES or (suffix and hyphen) or (len(number) < 3 and not plural):
         return m.group()  # "COVID-19" reads as it did; "ABC-123-456" is a part number
     return _named_number(letters, number, suffix, plural)
 
