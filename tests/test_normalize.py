@@ -573,6 +573,8 @@ CASES = {
         ("zero\u200bwidth\u00adsoft", "zerowidthsoft"),
         ("\uff21\uff22\uff23", "ABC"),
         ("I love it \U0001f600\U0001f44d\U0001f3fd!", "I love it!"),
+        ("I \u2665 NY, I \u2764 Python, we \u2764\ufe0f you", "I love NY, I love Python, we love you"),
+        ("Happy birthday \u2764\ufe0f have fun \u2764", "Happy birthday have fun"),  # no verb's place
         ("Hello\x00\x07 world\x1b[0m", "Hello world"),
         ("tab\tand\r\nnewline", "tab and newline"),
         ("infor-\nmation and well-\nKnown", "information and well Known"),
@@ -866,7 +868,7 @@ def test_normalize(raw, spoken):
         ("x" * 60, "", ["xxxxxxxxxxxxxxxxxxxx… (60-character word)"]),
         ("Ελληνικά words", "words", ["Ελληνικά"]),
         # Emoji are dropped silently, with the marks that style them (nothing unread to report).
-        ("I \u2764\ufe0f reading \U0001f4da daily", "I reading daily", []),
+        ("I \u2764\ufe0f reading \U0001f4da daily", "I love reading daily", []),
         ("Press 1\ufe0f\u20e3 now", "Press one now", []),
     ],
 )

@@ -292,8 +292,12 @@ _MD_CODE = re.compile(r"`+([^`\n]*)`+")
 _EMOTICON = re.compile(r"(?:(?<=\s)|^)(?:[:;=][-']?[()\[\]DPpO/|\\]|\^_?\^)(?=\s|$|[.,!?])")
 """A face typed in characters, ":)", ";-)", ":D": not read (standing apart from words, so
 "C:/" and "8)" are left)."""
-_HEART = re.compile(r"(?:(?<=\s)|^)<3(?=\s|$|[.,!?])")
-""""I <3 it": love."""
+_HEART = re.compile(
+    r"(?:(?<=\s)|^)<3(?=\s|$|[.,!?])"
+    r"|(?:(?<=\bI )|(?<=\b[Ww]e )|(?<=\b[Yy]ou )|(?<=\b[Tt]hey ))[\u2661\u2665\u2764]\ufe0f?(?= \w)"
+)
+""""I <3 it", and a heart between a pronoun and a word ("I \u2665 NY", "We \u2764\ufe0f Python"): love.
+Elsewhere a heart is an emoji, not read ("Happy birthday \u2764\ufe0f have fun")."""
 _MD_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+\u2022][ \t]+|\d{1,2}[.)][ \t]+)")
 _MD_FENCE = re.compile(r"^[ \t]*(```|~~~).*$", re.M)
 _MD_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
