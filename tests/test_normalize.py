@@ -396,6 +396,11 @@ CASES = {
         ("a 2h race, a 5km run, a 10-km run", "a two-hour race, a five-kilometer run, a ten-kilometer run"),
         ("an 18 kg bag, a 2.5 GB file", "an eighteen-kilogram bag, a two point five-gigabyte file"),
         ("the 5km run, a 5 km or so", "the five kilometers run, a five kilometers or so"),
+        ("a 10 m\u00b2 flat, a 2 m\u00b3 tank", "a ten-square-meter flat, a two-cubic-meter tank"),
+        (
+            "10 m\u00b2 of floor; the flat is 10 m\u00b2.",
+            "ten square meters of floor; the flat is ten square meters.",
+        ),
     ],
     "dates with slashes": [
         ("Tue 3/4", "Tuesday March fourth"),

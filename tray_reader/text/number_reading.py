@@ -425,12 +425,16 @@ _FRACTION_OF_UNIT = re.compile(
 )
 """A fraction of a unit, "1/2 tsp", "2 1/2 kg": not the number before the slash and a
 quantity after it ("one/two teaspoons")."""
+_NOUN_AFTER = r" (?!(?:of|or|and|to|by|per|in|on|at|for|from|with|is|was)\b)[a-z]"
+"""What follows a measure that describes a noun ("a 5 km trail"): a word, but none that makes the
+measure a quantity ("a 5 km or so", "a 10 m\u00b2 of floor")."""
 _UNIT_BEFORE_NOUN = re.compile(
-    r"\b([Aa]n? )(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")(?![\w/])"
-    r"(?= (?!(?:of|or|and|to|by|per|in|on|at|for|from|with|is|was)\b)[a-z])"
+    r"\b([Aa]n? )(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")(?![\w/])(?=" + _NOUN_AFTER + ")"
 )
 """A measure that describes the noun after it, "a 2h race", "a 5km run": one word, in the
 singular ("a two-hour race"). Only after "a" or "an", which cannot count the plural."""
+_ARTICLE_BEFORE = re.compile(r"\b[Aa]n? $")
+_NOUN_AFTER_MEASURE = re.compile(_NOUN_AFTER)
 
 
 _READING_TIME = re.compile(
@@ -466,7 +470,12 @@ def _unit_before_noun(m: re.Match[str]) -> str:
     one = _UNITS[unit][0]
     if " per " in one:
         return m.group()  # "a 5 m/s wind", "a 100 Mbps link"
-    return f"{article}{numwords.number(amount)}-{one.replace(' ', '-')}"
+    return article + _measure_before_noun(amount, one)
+
+
+def _measure_before_noun(amount: str, one: str) -> str:
+    """'five-kilometer', 'ten-square-meter': a measure as one word, in the singular."""
+    return f"{numwords.number(amount)}-{one.replace(' ', '-')}"
 
 
 _AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
@@ -482,6 +491,12 @@ def _area_or_volume(m: re.Match[str]) -> str:
     one, many = (shape + name for name in _UNITS[unit])
     if amount is None:
         return one
+    if (
+        not minus
+        and _ARTICLE_BEFORE.search(m.string, max(0, m.start() - 3), m.start())
+        and _NOUN_AFTER_MEASURE.match(m.string, m.end())
+    ):
+        return _measure_before_noun(amount, one)  # "a 10 m\u00b2 flat", as "a 5 km trail"
     return f"{_signed(minus, amount)} {_quantity(amount, one, many)}"
 
 
