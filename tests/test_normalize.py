@@ -847,7 +847,12 @@ CASES = {
         ("Roe v. Wade, Brown v. Board of Education", "Roe versus Wade, Brown versus Board of Education"),
         ("This has been widely reported [12].", "This has been widely reported."),
         ("confirmed [7\u20139], and", "confirmed, and"),
-        ("as shown in [12]. It returns [1].", "as shown in twelve. It returns one."),
+        ("see [12]. It returns [1].", "see twelve. It returns one."),
+        # Between a name and its verb, or with "in" after a verb that cites: not read.
+        ("Smith [3] found that, as shown in [12, 14], it works.", "Smith found that, as shown, it works."),
+        ("Lee et al. [4] showed it, as proposed in [5] and [6].", "Lee et al. showed it, as proposed."),
+        ("Press [1] to go; if x not in [1, 2]: stop", "Press one to go; if x not in one, two: stop"),
+        ("See [the docs](https://example.com), a claim [sic]", "See the docs, a claim sic"),
     ],
 }
 

@@ -342,14 +342,30 @@ def _wrapped_on(line: str) -> bool:
 
 
 _CITATION = re.compile(rf"(?<=[\w.,;:!?)\]\"']){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)")
+_CITED_NUMBER = r"[1-9]\d{0,2}(?:[\u2013-][1-9]\d{0,2})?"
+"""A reference's number, or numbers from one to another ("12", "3-5")."""
 _SPACED_CITATION = re.compile(
-    r"(?<=[a-z])(?<!\bin)(?<!\bsee)(?<!\bof)(?<!\bby)(?<!\bfrom)(?<!\band)(?<!\bto)(?<!\bor)"
+    r"(?:(?<=[a-z])|(?<=\bal\.))(?<!\bin)(?<!\bsee)(?<!\bof)(?<!\bby)(?<!\bfrom)(?<!\band)(?<!\bto)(?<!\bor)"
     r"(?<!\bis)(?<!\bwas)(?<!\bbe)(?<!\bgives)(?<!\breturns)(?<!\byields)(?<!\bprints)"
-    r" \[[1-9]\d{0,2}(?:[\u2013-][1-9]\d{0,2})?\](?=[.,;:]|$)"
+    rf" \[{_CITED_NUMBER}\](?=[.,;:]|$)"
 )
-"""A reference's number after a blank, as papers cite ("widely reported [12]."): not read (it
-was "reported twelve."); where it is a noun ("as shown in [12].") or a value ("returns [1].") it
-stays."""
+"""A reference's number after a blank, as papers cite ("widely reported [12].", "Smith et al.
+[3]."): not read (it was "reported twelve."); where it is a noun ("see [12].") or a value
+("returns [1].") it stays."""
+_CITING_VERB = (
+    r"(?:(?:show|report|present|discuss|suggest|develop|claim|review|explain|publish|consider|extend)(?:s|ed|n)?"
+    r"|(?:propos|describ|introduc|demonstrat|observ|not|argu|deriv|investigat|examin|analy[sz]|conclud"
+    r"|defin|outlin|prov)(?:e|es|ed|en)|stud(?:y|ies|ied)|appl(?:y|ies|ied)|finds?|found|giv(?:e|es|en)|gave)\b"
+)
+"""A verb that a paper cites a work with ("shown", "proposed", "found")."""
+_CITED = rf"\[{_CITED_NUMBER}(?:, ?{_CITED_NUMBER})*\]"
+_CITED_WORK = re.compile(
+    rf"(\b[A-Z][a-z]+|\bet al\.) {_CITED}(?= {_CITING_VERB})|\b({_CITING_VERB}) in {_CITED}(?:,? and {_CITED})*"
+)
+"""A reference's numbers between a name and its verb ("Smith [3] found", "Lee et al. [4]
+showed"), or with "in" after a verb that cites ("as shown in [12, 14]", "proposed in [5]"):
+not read, the sentence says without them that a work is cited (it was "Smith three found",
+"as shown in twelve, fourteen")."""
 _PDF_NOTE = re.compile(PDF_NOTE)
 
 
@@ -376,7 +392,7 @@ def drop_markup(text: str) -> str:
         text = _IPA.sub(" ", text)
     text = _HEART.sub("love", text)
     if "[" in text:
-        text = _SPACED_CITATION.sub("", _CITATION.sub("", text))
+        text = _SPACED_CITATION.sub("", _CITED_WORK.sub(lambda m: m[1] or m[2], _CITATION.sub("", text)))
     return _end_marked_lines(text)
 
 
