@@ -217,6 +217,8 @@ CASES = {
         ("the UK 650 seats, the US 435", "the UK six hundred fifty seats, the US four hundred thirty-five"),
         # A standard's letters and number joined by a dot: no decimal, no sentence's end.
         ("(ASN.1), X.509, H.264, G.711", "(ASN one), X five oh nine, H two sixty-four, G seven eleven"),
+        ("It is in H.264. Not POSIX.2.", "It is in H two sixty-four. Not POSIX two."),  # at a sentence's end
+        ("a POSIX.1-compliant shell", "a POSIX one-compliant shell"),
         (
             "H.R. 3684 passed; in the U.S. 435 people",
             "H.R. thirty-six eighty-four passed; in the U.S. four hundred thirty-five people",

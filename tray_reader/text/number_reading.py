@@ -678,9 +678,10 @@ _STATES = (
 )
 _STATE_ZIP = re.compile(rf"(?<=\b(?:{_STATES}) )(\d{{5}})(?:-(\d{{4}}))?\b")
 """A US address's ZIP code after its state ("Springfield, IL 62704-1234"): digit by digit."""
-_DOTTED_STANDARD = re.compile(r"(?<![\w.])([A-Z]{1,5})\.([1-9]\d{0,3})(?![\w.]|,\d)")
-"""A standard's name, letters and a number joined by a dot ("X.509", "ASN.1", "H.264"):
-said as a name ("X five oh nine"), not a sentence's end before a decimal."""
+_DOTTED_STANDARD = re.compile(r"(?<![\w.])([A-Z]{1,5})\.([1-9]\d{0,3})(?!\w|[.,]\w)")
+"""A standard's name, letters and a number joined by a dot ("X.509", "ASN.1", "H.264"), also
+at a sentence's end ("not POSIX.2."): said as a name ("X five oh nine"), not a sentence's end
+before a decimal."""
 _LETTERS_NUMBER = re.compile(
     r"(?<![\w.&/'#-])([A-Z]{1,5}|[a-uw-z](?!-))(-?)([1-9]\d{0,3})(?:-([1-9]\d{2}))?(s?)" + _NO_QUANTITY_AFTER
 )
