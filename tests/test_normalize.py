@@ -846,6 +846,12 @@ CASES = {
         ("I.", "I."),
         ("XXX", "XXX"),
         ("ii.", "ii."),
+        (
+            "Grade: A-. She was an A- student; B+ work",
+            "Grade: A minus. She was an A minus student; B plus work",
+        ),
+        ("got a C- in C++", "got a C minus in C plus plus"),
+        ("an A-\nlist actor, a B- and C-grade school", "an A list actor, a B and C-grade school"),
         ("Roe v. Wade, Brown v. Board of Education", "Roe versus Wade, Brown versus Board of Education"),
         ("This has been widely reported [12].", "This has been widely reported."),
         ("confirmed [7\u20139], and", "confirmed, and"),

@@ -821,6 +821,14 @@ def _slashed_codes(m: re.Match[str]) -> str:
     return m.group()
 
 
+_GRADE_MINUS = re.compile(
+    r"(\b(?i:grades?|graded|got|gets?|earned|received|scored|an?):? )([A-F])-(?![\w-])"
+    r"(?!\n[ \t]*[a-z]| (?:and|or|to) [A-F]-\w)"
+)
+"""A grade with its minus, after a word that brings one in ("Grade: A-", "an A- student", "got a
+C-"): said (the sign was dropped; "B+" is "B plus" already). Not a word hyphenated across a line
+("an A-\nlist actor") nor the first of two ("a B- and C-grade")."""
+
 _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_CREDIT, lambda m: re.sub(r"(?<=\w)/(?=[A-Z])", ", ", m.group())),
     (_CHANGE_OVER_PERIOD, lambda m: _CHANGE_OVER[(m[1] or m[2] or m[3]).lower()]),
@@ -834,6 +842,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bMoM\b"), "month over month"),
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
+    (_GRADE_MINUS, r"\1\2 minus"),
     (_OPTION_OR_OPTION, " or "),
     (_LONG_OPTION, " dash dash "),  # "--verbose"
     (_SHORT_OPTION, " dash "),  # "-v", "-la", "-print"
