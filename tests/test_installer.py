@@ -97,6 +97,7 @@ def test_install_use_verify_uninstall(tmp_path, desktop, pulse):
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "Kokoro model (4 packages): ok" in doctor.stdout
     assert "fast decoder: not built" in doctor.stdout and "--build-fast-model" in doctor.stdout
+    assert "recordings read: WAV, FLAC, OGG, MP3, M4A and more (through ffmpeg)" in doctor.stdout
     if shutil.which("speech-dispatcher"):
         assert "tray-reader module: configured and answers" in doctor.stdout, doctor.stdout
     sd_launcher = home / ".local/libexec/speech-dispatcher-modules/sd_tray-reader"

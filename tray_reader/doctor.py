@@ -64,6 +64,14 @@ def audio() -> Iterator[Check]:
         yield Check("audio output", f"{d['name']}{mark}, {int(d['default_samplerate'])} Hz")
 
 
+def enrolment() -> Iterator[Check]:
+    """The recordings enrolment reads (optional: ffmpeg adds a phone's M4A and others)."""
+    from tray_reader.voices.preprocess import formats_named
+
+    extra = "" if shutil.which("ffmpeg") else "; install ffmpeg to enrol from a phone's M4A and other formats"
+    yield Check("recordings read", formats_named() + extra)
+
+
 def desktop() -> Iterator[Check]:
     from tray_reader import dbus_session
     from tray_reader.portal import GLOBAL_SHORTCUTS, manual_binding_hint
@@ -270,6 +278,7 @@ def speech_dispatcher() -> Iterator[Check]:
 SECTIONS: list[tuple[str, Callable[[], Iterator[Check]]]] = [
     ("Versions", versions),
     ("Audio", audio),
+    ("Enrolment", enrolment),
     ("Desktop", desktop),
     ("Model files", models),
     ("ONNX Runtime", onnx),
