@@ -11,6 +11,7 @@ import soxr
 
 from tray_reader import model_files
 from tray_reader.errors import EnrollmentError, VoiceError
+from tray_reader.speech.types import DecoderKind
 from tray_reader.voices import intelligibility, stock_profiles
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack, match
@@ -264,6 +265,12 @@ def test_on_a_machine_too_slow_for_the_time_allowed_the_search_is_shortened_and_
     short = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
     assert short.shortened and short.cut_by_time and short.random_blends < settings.random_blends
     assert "renders speech too slowly" in short.summary()
+    # Run on the model's shipped decoder (no faster one built), the way to the full search is
+    # building it, not a faster machine.
+    assert short.decoder is enroller.renderer.engine.decoder_kind
+    shipped = dataclasses.replace(short, decoder=DecoderKind.SHIPPED)
+    assert "tray-reader doctor --build-fast-model" in shipped.summary()
+    assert "too slowly" not in shipped.summary() and "busy" not in shipped.summary()
     roomy = dataclasses.replace(settings, total_seconds=float("inf"), budget_seconds=600.0, random_blends=2)
     full = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, roomy)
     assert not full.shortened and not full.cut_by_time and full.random_blends == 2

@@ -199,7 +199,7 @@ def test_voice_list_says_when_a_busy_computer_cut_the_search_short():
 
     assert "busy" not in describe(_enrolled("top-5 blend", {}), None)
     line = describe(_enrolled("top-5 blend", {}, cut_by_time=True), None)
-    assert "blend of stock voices (search cut short: the computer was busy or slow);" in line
+    assert "blend of stock voices (search cut short by its time limit);" in line
 
 
 def test_voice_record_passes_the_passage_however_far_the_reading_got(tmp_path, monkeypatch):

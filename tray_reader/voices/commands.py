@@ -70,7 +70,7 @@ def made_by(info: VoiceInfo) -> str:
         )
     search = info.scores.get("search")
     if isinstance(search, dict) and search.get("cut_by_time"):
-        recipe += " (search cut short: the computer was busy or slow)"
+        recipe += " (search cut short by its time limit)"
     said = info.scores.get("text")
     if isinstance(said, dict):
         first, end = int(said.get("first", 0)), int(said.get("end", 0))

@@ -225,6 +225,9 @@ class EnrollResult:
     phase_seconds: tuple[float, ...] = ()
     """Seconds the search (with the first renders), the fit, and the prosody step with the
     guard took, then the last one's estimate when the time was planned (for the bench)."""
+    decoder: DecoderKind | None = None
+    """The decoder the renders ran on (the shipped one is the slower: a cut search then says
+    how to build the faster)."""
 
     def words_note(self) -> str:
         """Where the words the search matched came from ("" when they were the whole text given)."""
@@ -271,7 +274,14 @@ class EnrollResult:
             f"uses: {v.chosen.judge:.2f} (nearest stock voice {self.nearest_stock}: {v.stock.judge:.2f}; "
             f"higher is closer)"
         )
-        if self.cut_by_time and self.shortened:
+        if self.cut_by_time and self.decoder in (DecoderKind.SHIPPED, DecoderKind.WHOLE):
+            text += (
+                ". This installation runs the model's shipped decoder, not the faster one "
+                "tray-reader builds from it, so the search and the fit stopped at their time limits "
+                "before their last steps: build it (`tray-reader doctor --build-fast-model`, once) "
+                "and enrol again for the full search"
+            )
+        elif self.cut_by_time and self.shortened:
             text += (
                 ". This computer renders speech too slowly for the whole search within about two "
                 "minutes, so the search and the fit were shortened (`tray-reader voice add` with "
@@ -631,6 +641,7 @@ def match(
         given=given,
         shortened=search_cap < settings.budget_seconds or fit_cap < settings.fit_seconds,
         phase_seconds=(*pace.finish(), last_phase),
+        decoder=renderer.engine.decoder_kind,
     )
 
 
