@@ -217,20 +217,41 @@ def test_win_share_separates_a_closer_voice_from_one_that_only_differs_by_chance
     assert wins[5] >= 0.95
 
 
-def test_winners_need_both_encoders_margins_the_win_share_and_no_further_mfcc_distance():
+def test_winners_need_both_encoders_margins_the_win_share_and_not_clearly_further_mfcc_distance():
     J = guard.Judgement
     stock = J("stock", 0.80, 1.00, 0.70)
     noisy = J("noisy", 0.90, 0.80, 0.80, wins=guard.WIN_SHARE - 0.05)  # far better, but not reliably
     small = J("small", 0.81, 0.90, 0.75, wins=0.99)  # reliably better, by less than the encoder margin
     one = J("one", 0.90, 0.80, 0.71, wins=0.99)  # better by the first encoder, not the second
-    further = J("further", 0.90, 1.01, 0.80, wins=0.99)  # better by both encoders, further by MFCC
-    level = J("level", 0.85, 1.00, 0.75, wins=guard.WIN_SHARE)  # as far by MFCC: kept
+    # Better by both encoders, clearly further by MFCC (in most resamplings).
+    further = J("further", 0.90, 1.01, 0.80, wins=0.99, ahs_further=guard.AHS_VETO_SHARE)
+    # Further by MFCC by its point estimate, by no more than noise: kept.
+    level = J("level", 0.85, 1.01, 0.76, wins=guard.WIN_SHARE, ahs_further=0.6)
     sure = J("sure", 0.85, 0.90, 0.75, wins=guard.WIN_SHARE)
-    surer = J("surer", 0.83, 0.85, 0.73, wins=0.95)
+    surer = J("surer", 0.83, 0.85, 0.73, wins=0.95, ahs_further=0.3)
     assert guard.winners([stock, noisy, small, one, further]) == []  # the stock voice is kept
     assert guard.winners([stock, noisy, small, further, level]) == [4]
     assert guard.winners([stock, noisy, small, sure]) == [3]
-    assert guard.winners([stock, noisy, sure, surer, level])[0] == 3  # the lowest MFCC distance of those kept
+    assert guard.winners([stock, noisy, sure, surer, level]) == [3, 2, 4]  # the most reliable first
+    assert guard.winners([stock, level, sure]) == [2, 1]  # on a tie, the lowest MFCC distance
+
+
+def test_mfcc_veto_tells_a_clearly_further_voice_from_one_further_by_chance():
+    """`ahs_further_shares`: a render whose frames come from the stock voice's distribution
+    again is further than it in about half of the resamplings; one whose frames spread
+    unlike the speaker's in nearly all; one like the speaker's in nearly none."""
+    rng = np.random.default_rng(1)
+    direction = rng.normal(size=16)
+    speaker = np.linspace(0.5, 2.0, 12)
+    stock = speaker * np.linspace(0.8, 1.25, 12)  # near the speaker
+    judged = _measured(rng, direction, speaker)
+    renders = [_measured(rng, direction, s) for s in (stock, stock, speaker[::-1], speaker)]
+    shares = guard.ahs_further_shares(renders, judged, draws=200)
+    assert shares[0] == 0.0
+    assert 0.2 < shares[1] < guard.AHS_VETO_SHARE
+    assert shares[2] >= 0.95 and shares[3] <= 0.05
+    point = [guard.sphericity(guard.covariance(r.feats), guard.covariance(judged.feats)) for r in renders]
+    assert point[2] > point[0] > point[3]
 
 
 def _reverb(x: np.ndarray, rate: int, rt60: float = 1.2) -> np.ndarray:

@@ -27,8 +27,8 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
 8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
    prosody-matched voices are judged on the judged part by three measures (guard.py: the
    search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
-   kept only if it beats the nearest stock voice by both encoders and is no further by the
-   MFCC statistics, else that stock voice is kept and the user is told.
+   kept only if it beats the nearest stock voice by both encoders and is not clearly further
+   by the MFCC statistics, else that stock voice is kept and the user is told.
 bench/bench_enroll.py shows what each step does to an
 independent measure (the halves' roles are from Kokoro's model code: `ref_s[:, :128]` feeds
 the decoder, `ref_s[:, 128:]` the duration/F0 predictor).
@@ -954,7 +954,14 @@ class Enroller:
                 "judge": round(verdict.chosen.judge, 4),
                 "stock_judge": round(verdict.stock.judge, 4),
                 "candidates": [
-                    [j.label, round(j.enc, 4), round(j.ahs, 4), round(j.judge, 4), round(j.wins, 3)]
+                    [
+                        j.label,
+                        round(j.enc, 4),
+                        round(j.ahs, 4),
+                        round(j.judge, 4),
+                        round(j.wins, 3),
+                        round(j.ahs_further, 3),
+                    ]
                     for j in verdict.judgements
                 ],
             }
