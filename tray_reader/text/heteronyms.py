@@ -133,7 +133,7 @@ def _does(tokens: Sequence[Any], i: int) -> str | None:
 def _row(tokens: Sequence[Any], i: int) -> str | None:
     """A quarrel: 'they had a row', 'a blazing row', 'a row over pay'; not a row of things,
     nor 'three in a row'."""
-    if not tokens[i].tag.startswith("NN") or _word(tokens, i + 1) == "of":
+    if not _tag(tokens, i).startswith("NN") or _word(tokens, i + 1) == "of":
         return None
     article = next((j for j in (i - 1, i - 2) if _word(tokens, j) in ("a", "an")), None)
     if article is None or _word(tokens, article - 1) == "in":
@@ -146,7 +146,7 @@ def _row(tokens: Sequence[Any], i: int) -> str | None:
 def _bow(tokens: Sequence[Any], i: int) -> str | None:
     """Bending: 'take a bow', 'took a final bow'; and a ship's front ('the bow of the
     boat'). The lexicon says a noun 'bow' as the archer's and the ribbon's."""
-    if not tokens[i].tag.startswith("NN"):
+    if not _tag(tokens, i).startswith("NN"):
         return None
     taken = any(_word(tokens, j) in TAKING for j in range(i - 3, i))
     if taken and _word(tokens, i + 2) not in ("arrow", "arrows"):
