@@ -129,6 +129,8 @@ class EnrollFlow:
         self._microphone = microphone
         self.settings = settings
         self.max_seconds = max_seconds
+        self.formats = formats_named()
+        """The formats a chosen file may be in (looked up once, not at every redraw)."""
         self._play = play or play_on_device
         """Plays float32 mono audio at a rate (blocking until it ends)."""
         self._result: Any = None
@@ -330,7 +332,7 @@ class EnrollFlow:
         elif phase is Phase.RECORDING:
             audio = f"recording… {recorded:.1f} s of up to {self.max_seconds:.0f} s"
         else:
-            audio = f"Record up to {self.max_seconds:.0f} s, or choose a file ({formats_named()})."
+            audio = f"Record up to {self.max_seconds:.0f} s, or choose a file ({self.formats})."
         fraction = 1.0 if phase is Phase.DONE else (status.fraction if status else 0.0)
         return FlowView(
             phase=phase,

@@ -80,8 +80,8 @@ AHS_VETO_SHARE = 0.8
 in this share of the block resamplings (`ahs_further_shares`) is turned away, however close
 the encoders find it."""
 AHS_BLOCK_FRAMES = 25
-"""Feature frames (10 ms each) per block the MFCC distance's resamplings draw: neighbouring
-frames are alike, so single frames drawn would understate the noise."""
+"""Feature frames (one per `measure.HOP` samples) per block the MFCC distance's resamplings
+draw: neighbouring frames are alike, so single frames drawn would understate the noise."""
 WIN_SHARE = 0.8
 """A kept voice must beat the nearest stock voice by both encoders in this share of the
 resamplings (its point estimates must also beat it by the margin); set on the bench's dev
@@ -269,9 +269,9 @@ def _block_covariances(feats: np.ndarray, at: np.ndarray) -> np.ndarray:
     """[draws, d, d]: the covariance of the frames of the blocks drawn at positions ``at``
     [draws, k] (in [0, 1) along the clip), each frame weighted by how often its block was."""
     n, d = feats.shape
-    blocks = _counts(at, _blocks(feats))
-    weights = np.repeat(blocks, AHS_BLOCK_FRAMES, axis=1)[:, :n]
-    weights = np.pad(weights, ((0, 0), (0, n - weights.shape[1])))  # a last partial block: unused
+    weights = np.zeros((len(at), n))  # a last partial block's frames: never drawn
+    drawn = np.repeat(_counts(at, _blocks(feats)), AHS_BLOCK_FRAMES, axis=1)
+    weights[:, : drawn.shape[1]] = drawn
     weights /= weights.sum(axis=1, keepdims=True)
     mean = weights @ feats
     second = (weights @ (feats[:, :, None] * feats[:, None, :]).reshape(n, d * d)).reshape(-1, d, d)

@@ -11,6 +11,7 @@ rate), with the checks' warnings. Bad input raises EnrollmentError.
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -95,19 +96,18 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
                 "MP3, or install ffmpeg (`sudo apt install ffmpeg`) and tray-reader reads other "
                 "formats too, such as a phone's M4A."
             ) from None
-        return _decode_with_ffmpeg(ffmpeg, path), DECODE_RATE
+        data, rate = soundfile.read(
+            io.BytesIO(_decode_with_ffmpeg(ffmpeg, path)), dtype="float32", always_2d=True
+        )
     if data.size == 0:
         raise EnrollmentError(f"{path} holds no audio.")
     return data.mean(axis=1).astype(np.float32), int(rate)
 
 
-def _decode_with_ffmpeg(ffmpeg: str, path: Path) -> np.ndarray:
-    """The file's first sound track, mono at DECODE_RATE, through the `ffmpeg` program.
-
-    ffmpeg writes a float WAV stream with the track's own channels, which are averaged here
-    as libsndfile's are (its own down-mix to one channel raises a stereo file by 3 dB, and
-    would take a file near full scale for a clipped one).
-    """
+def _decode_with_ffmpeg(ffmpeg: str, path: Path) -> bytes:
+    """The file's first sound track at DECODE_RATE, as a float WAV stream from the `ffmpeg`
+    program (with the track's own channels: its down-mix to one channel raises a stereo file
+    by 3 dB, and would take a file near full scale for a clipped one)."""
     command = [
         ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error",
         "-t", f"{DECODE_MAX_SECONDS:.0f}", "-i", str(path),
@@ -122,35 +122,13 @@ def _decode_with_ffmpeg(ffmpeg: str, path: Path) -> np.ndarray:
         ) from None
     except OSError as e:
         raise EnrollmentError(f"{path}: ffmpeg could not be run ({e}).") from None
-    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
     if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         if any("matches no streams" in line for line in said):
             raise EnrollmentError(f"{path} has no sound track (ffmpeg found none).")
         reason = said[0].removeprefix(f"{path}: ") if said else f"exit status {done.returncode}"
         raise EnrollmentError(f"{path} is not an audio file tray-reader can read (ffmpeg: {reason}).")
-    channels, data = _float_wav_stream(done.stdout)
-    samples = np.frombuffer(data[: len(data) // (4 * channels) * 4 * channels], dtype="<f4")
-    if samples.size == 0:
-        raise EnrollmentError(f"{path} holds no audio.")
-    mono: np.ndarray = samples.reshape(-1, channels).mean(axis=1).astype(np.float32)
-    return mono
-
-
-def _float_wav_stream(stream: bytes) -> tuple[int, bytes]:
-    """Channels and sample bytes of a WAV stream written to a pipe (its sizes may be unset)."""
-    if stream[:4] != b"RIFF" or stream[8:12] != b"WAVE":
-        raise EnrollmentError("ffmpeg's output was not the WAV stream asked for.")
-    at, channels = 12, 0
-    while at + 8 <= len(stream):
-        kind, size = stream[at : at + 4], int.from_bytes(stream[at + 4 : at + 8], "little")
-        if kind == b"fmt ":
-            channels = int.from_bytes(stream[at + 10 : at + 12], "little")
-        elif kind == b"data":
-            if channels < 1:
-                break
-            return channels, stream[at + 8 :]
-        at += 8 + size + size % 2
-    raise EnrollmentError("ffmpeg's output was not the WAV stream asked for.")
+    return done.stdout
 
 
 def _frame_db(x: np.ndarray, frame: int) -> np.ndarray:
