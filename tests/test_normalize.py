@@ -861,6 +861,17 @@ CASES = {
         ("Lee et al. [4] showed it, as proposed in [5] and [6].", "Lee et al. showed it, as proposed."),
         ("Press [1] to go; if x not in [1, 2]: stop", "Press one to go; if x not in one, two: stop"),
         ("See [the docs](https://example.com), a claim [sic]", "See the docs, a claim sic"),
+        # An encyclopedia's editorial tags, after a blank too: not read (it was "so citation needed").
+        ("He said so [citation needed] and left [clarification needed].", "He said so and left."),
+        ("The party [who?] won [when?]; experts [according to whom?] agree", "The party won; experts agree"),
+        ("The claim [dubious \u2013 discuss] is old [full citation needed]", "The claim is old"),
+        ("It grew[original research?] fast [unreliable source?], by far[by whom?]", "It grew fast, by far"),
+        ("Early life[edit]\nHe was born [year needed] in York.", "Early life He was born in York."),
+        ("History [edit]\nClick [Edit] to change it", "History Click Edit to change it"),  # a button stays
+        # A reference glued to its word: the word is read, the reference is not; a range or list too.
+        ("a[3] and the results[12] show it", "a and the results show it"),
+        ("It is a word.[3] It is a word,[3][4] and more", "It is a word. It is a word, and more"),
+        ("the results[3-5] show, as others[3, 4] found[6,7]", "the results show, as others found"),
     ],
 }
 

@@ -32,6 +32,8 @@ from tray_reader.text.sentences import Boundary, RawSentence
             ["It was built.[1][2]", "Then it rained."],
         ),  # reference marks
         ("It is old.[citation needed] Yes.", ["It is old.[citation needed]", "Yes."]),
+        ("It was built.[3\u20135] Then.", ["It was built.[3\u20135]", "Then."]),  # a range of them
+        ("It was built.[3, 4] Then.", ["It was built.[3, 4]", "Then."]),
         ("Smith et al. (2020) found it. Then.", ["Smith et al. (2020) found it.", "Then."]),
         ("It was clear.1 Then it rained.", ["It was clear.1", "Then it rained."]),  # a PDF's note
         ("Version 2.1 Then", ["Version 2.1 Then"]),

@@ -23,7 +23,7 @@ from tray_reader.text.number_reading import (
     read_roman_numerals,
     unit_names,
 )
-from tray_reader.text.sentences import PDF_NOTE, REFERENCE_MARK
+from tray_reader.text.sentences import EDITORIAL_TAG, PDF_NOTE, REFERENCE_MARK
 
 MAX_WORD_CHARS = 50
 """Longer 'words' (hashes, base64, a key held down) are dropped and reported, not spelled.
@@ -341,7 +341,12 @@ def _wrapped_on(line: str) -> bool:
     return line[:1] in (" ", "\t") and bool(line.strip()) and not _MD_LINE_MARK.match(line)
 
 
-_CITATION = re.compile(rf"(?<=[\w.,;:!?)\]\"']){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)")
+_CITATION = re.compile(
+    rf"(?:(?<=[\w.,;:!?)\]\"'])|(?:^|[ \t]+)(?={EDITORIAL_TAG})){REFERENCE_MARK}(?=[\s\[.,;:!?)\"']|$)", re.M
+)
+"""A reference mark glued to what it marks ("results[12] show", "tall.[citation needed]",
+"word,[3][4]"); an editorial tag also after a blank ("so [citation needed] and", "History
+[edit]"), with the blank, where a number may be a value ("see [12]", `_SPACED_CITATION`)."""
 _CITED_NUMBER = r"[1-9]\d{0,2}(?:[\u2013-][1-9]\d{0,2})?"
 """A reference's number, or numbers from one to another ("12", "3-5")."""
 _SPACED_CITATION = re.compile(

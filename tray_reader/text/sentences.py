@@ -36,13 +36,22 @@ class RawSentence:
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v\r]*\n\s*")
-REFERENCE_MARK = (
-    r"\[(?i:[1-9]\d{0,3}|[a-z]|(?:note|nb|n) \d{1,4}|citation needed|clarification needed"
-    r"|better source needed|when\?|who\?|which\?|by whom\?|according to whom\?|dubious[^\]]{0,30}"
-    r"|failed verification|page needed|original research\?)\]"
+_NOTE_NUMBER = r"[1-9]\d{0,3}(?:[\u2013-][1-9]\d{0,3})?"
+"""A note's number, or numbers from one to another ("12", "3-5")."""
+EDITORIAL_TAG = (
+    r"\[(?:(?i:[a-z][a-z -]{0,40} needed|(?:dubious|disputed|discuss)[^\]\n]{0,30}|failed verification"
+    r"|not in (?:citation|source) given|(?:permanent )?dead link|vague|clarify|specify|irrelevant citation)"
+    r"|(?!(?:the|a|an|his|her|its|their|my|our|your) )[a-z][a-z-]*(?: [a-z-]+){0,2}\?|edit(?: source)?)\]"
 )
-"""A reference mark as copied from an encyclopedia page ("[1]", "[citation needed]"); not a
-first index, which counts from zero ("sys.argv[0]")."""
+"""An encyclopedia's tag on what it doubts ("[citation needed]", "[who?]", "[dubious – discuss]",
+"[according to whom?]", "[original research?]") or a section's "[edit]" link: a question in one
+to three words in lower case, not a guess of the editor's at a name ("[the king?]"); "[Edit]", a
+button's name in a manual, is read."""
+REFERENCE_MARK = (
+    rf"(?:\[(?:{_NOTE_NUMBER}(?:, ?{_NOTE_NUMBER})*|(?i:[a-z]|(?:note|nb|n) \d{{1,4}}))\]|{EDITORIAL_TAG})"
+)
+"""A reference mark as copied from an encyclopedia page ("[1]", "[3-5]", "[3, 4]", "[a]",
+"[citation needed]"); not a first index, which counts from zero ("sys.argv[0]")."""
 PDF_NOTE = r"(?<=[a-z]{3}[.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
 """A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then"); not a
 standard's ("G.711", "H.264 Video") or an abbreviation's ("Eq.2", "Fig.3")."""
