@@ -621,6 +621,23 @@ CASES = {
         ("see ./run.sh and /usr/bin/env", "see dot slash run dot sh and slash usr slash bin slash env"),
         ("Rename notes.txt to Node.js.", "Rename notes dot txt to Node dot js."),
         ("and/or he/she/they, yes/no, TCP/IP", "and or he or she or they, yes or no, TCP IP"),  # not paths
+        # A path without its root: a part only a path has, or a file in it, or a folder's name.
+        ("Edit debian/control and usr/bin", "Edit debian slash control and usr slash bin"),
+        (
+            "see src/main, lib/utils and var/log/syslog",
+            "see src slash main, lib slash utils and var slash log slash syslog",
+        ),
+        (
+            "see .github/workflows and .config/nvim",
+            "see dot github slash workflows and dot config slash nvim",
+        ),
+        ("Copy it to /opt, /usr or /etc.", "Copy it to slash opt, slash usr or slash E T C."),
+        ("Files in etc/apt and usr/local/etc.", "Files in E T C slash apt and usr slash local slash E T C."),
+        # A choice between two words stays one, also where one is a folder's name elsewhere.
+        (
+            "either/or, home/office, dev/prod, share/like, var/let, Debian/Ubuntu",
+            "either or, home or office, dev or prod, share or like, var or let, Debian or Ubuntu",
+        ),
         ("Press \u2190 or \u2192 to move, A \u2192 B", "Press left arrow or right arrow to move, A to B"),
         ("Press / to search, press ? for help", "Press slash to search, press question mark for help"),
     ],

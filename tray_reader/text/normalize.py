@@ -514,22 +514,42 @@ _FILE_NAME = re.compile(rf"(?<![\w./\\-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_TYPES})(
 _EXTENSION = re.compile(rf"(?<![\w./\\-])\.({_FILE_TYPES})(?![\w/-]|\.\w)")
 """A file ending alone, "the .deb package", "(`.ogg`, `.flac`)": dot deb (its dot was run into the
 punctuation before it)."""
-_PATH = re.compile(r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:\$?[\w.-]+/)+\$?[\w.-]*\w|~/[\w.-]*\w)")
+_TOP_FOLDER = r"(?:bin|boot|dev|etc|home|lib|media|mnt|opt|proc|sbin|srv|sys|tmp|usr|var)"
+"""The root's folders, said with their slash alone too ("/etc", "/usr", not "et cetera")."""
+_PATH = re.compile(
+    r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:\$?[\w.-]+/)+\$?[\w.-]*\w|~/[\w.-]*\w"
+    rf"|(?<!:)/{_TOP_FOLDER}(?![\w/-]|\.\w))"
+)
 """A run of names joined by slashes, checked by `_is_path`: "src/lib.rs", "~/.config/app", a
 name in the home folder ("~/.bashrc"), also with a variable in it ("/proc/$pid/cmdline",
-"$HOME/.config": not "pid or cmdline")."""
+"$HOME/.config": not "pid or cmdline"); a folder of the root alone ("/etc"), not a drive's
+("C:/tmp")."""
+_PATH_ROOTS = frozenset({"usr", "bin", "sbin", "etc", "src", "lib", "tmp", "opt", "proc", "debian"})
+"""Folders a path begins with that are no word a choice is made of ("usr/bin", "src/main",
+"debian/control"): a path without its root."""
+_PATH_WORDS = _PATH_ROOTS | {"home", "var", "dev", "share", "local", "log", "include", "cache", "null", "sys"}
+"""Folders' names, some also words a choice is made of ("home/office", "dev/prod", "var/let"):
+a path where two of them meet ("var/log", "dev/null", "usr/share")."""
 
 
 def _is_path(run: str) -> bool:
     """Whether a run of names joined by slashes is a file's path (not "and/or", "he/she/they",
-    "km/h" or a date): it starts at the root, home or here, ends in a file name, has three
-    slashes or more, or two with a part only a path would have."""
+    "km/h" or a date): it starts at the root, home or here, or in a hidden folder, ends in a
+    file name, has three slashes or more, or two with a part only a path would have, or it
+    begins in a folder only a path has ("debian/control"), or two folders' names meet."""
     if not re.search(r"[A-Za-z]", run):
         return False
     if run.startswith(("/", "~/", "./", "../")) or _FILE_NAME.fullmatch(run.rsplit("/", 1)[-1]):
         return True
     slashes = run.count("/")
-    return slashes >= 3 or (slashes == 2 and re.search(r"[._\d-]", run) is not None)
+    if slashes >= 3 or (slashes == 2 and re.search(r"[._\d-]", run) is not None):
+        return True
+    parts = run.split("/")
+    return (
+        parts[0] in _PATH_ROOTS
+        or re.match(r"\.\w", parts[0]) is not None
+        or sum(part in _PATH_WORDS for part in parts) >= 2
+    )
 
 
 def _path(m: re.Match[str]) -> str:
@@ -537,6 +557,8 @@ def _path(m: re.Match[str]) -> str:
     if not _is_path(run):
         return run
     run = run.replace("~/", "home/", 1) if run.startswith("~/") else run
+    # "etc" alone is "et cetera" to the lexicon; a folder's name is said by its letters.
+    run = re.sub(r"(?<![\w.-])etc(?![\w.-])", "E T C", run)
     return _speak_parts(run, "./_")
 
 
@@ -883,7 +905,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"→(?= (?:or|and|keys?)\b)"), " right arrow "),
     (re.compile(r"\s*→\s*"), " to "),
     (re.compile(r"§\s*"), " section "),
-    (re.compile(r"\band/or\b"), "and or"),
+    (re.compile(r"\b(and|either)/or\b"), r"\1 or"),
     (re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])"), " or "),
     (re.compile(r"\s*(?:\u2014|\u2013|--+|\s-\s)\s*"), ", "),
     (re.compile(r"[$€£¥¢]"), " "),
