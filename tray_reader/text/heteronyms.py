@@ -4,7 +4,8 @@ misaki's lexicon gives a heteronym one pronunciation per part of speech, so the 
 decides, and the tag is sometimes not enough: 'minute' before a noun is tagged a noun ('a
 minute detail'), 'bass' is a noun both as the fish and as the instrument, a sentence's first
 'Polish' is tagged the nationality however it goes on, and a noun 'tear' is always the
-teardrop. For a few words the lexicon has one pronunciation only ('does', 'row'). Each rule
+teardrop. For a few words the lexicon has one pronunciation only ('does', 'row'), and it says
+'read' tagged 'VBP' as the past, a tag the present has too ('I read books every day'). Each rule
 here looks at a word's neighbours (their text and tags) once the tagger has run and before
 the lexicon is read, and gives the word's phonemes where the neighbours decide; elsewhere
 the lexicon decides as before. Phonemes are misaki's American English symbols, as the
@@ -31,6 +32,9 @@ ROW_QUARREL = "ɹˈW"
 """'row' rhyming with 'cow' (misaki has only the line's and the oar's)."""
 BOW_BENDING = "bˈW"
 """The bow of the head and of a ship (the lexicon's verb)."""
+READ_PRESENT = "ɹˈid"
+READ_PAST = "ɹˈɛd"
+"""'read' as 'reed' and as 'red', the lexicon's."""
 
 SENTENCE_STARTS = frozenset({".", "!", "?", ":", ";", '"', "“", "(", "``"})
 """Tokens after which a word begins a sentence (or a quoted one)."""
@@ -51,6 +55,41 @@ TEARDROP_PLACES = frozenset({"eye", "eyes", "voice", "corner"})
 HAVING = frozenset({"have", "has", "had", "having"})
 TAKING = frozenset({"take", "takes", "took", "taking", "taken"})
 VESSELS = frozenset({"ship", "boat", "vessel", "yacht"})
+BASE_FORM_AFTER = frozenset(
+    {
+        *("to", "will", "would", "shall", "should", "can", "could", "may", "might", "must"),
+        *("do", "does", "did", "don't", "doesn't", "didn't", "won't", "wouldn't", "can't", "cannot"),
+        *("couldn't", "shouldn't", "mustn't", "let", "let's"),
+    }
+)
+"""Words after which a verb is in its base form ('to read', 'can read', 'don't read')."""
+PARTICIPLE_AFTER = frozenset(
+    {"had", "has", "have", "having", "was", "were", "is", "are", "am", "be", "been", "being", "get", "got"}
+)
+"""Words after which a verb is its past participle ('had read', 'was read')."""
+PRESENT_SUBJECTS = frozenset({"i", "you", "we", "they", "and", "or"})
+"""Subjects a present 'read' has (not 'she read', the past); after 'and' or 'or' a verb shares
+its subject with the verb before ('I sit and read')."""
+CLAUSE_ENDS = frozenset({".", "!", "?", ";"})
+PAST_TIMES = frozenset({"yesterday", "ago", "earlier", "previously", "formerly"})
+HABITUAL = frozenset(
+    {
+        *("always", "usually", "often", "sometimes", "regularly", "rarely", "seldom", "frequently"),
+        *("generally", "normally", "typically", "daily", "nightly", "weekly", "nowadays"),
+    }
+)
+"""Adverbs that say a thing is done as a habit ('I always read'), the present's."""
+TIMES = frozenset(
+    {
+        *("day", "days", "night", "nights", "morning", "mornings", "evening", "evenings", "afternoon"),
+        *("week", "weeks", "weekend", "weekends", "month", "months", "year", "years", "time", "summer"),
+        *("winter", "spring", "autumn", "monday", "tuesday", "wednesday", "thursday", "friday"),
+        *("saturday", "sunday"),
+    }
+)
+"""Words for a time: after 'last' a past ('last week'), after 'every' or 'each' a habit."""
+SPAN_BEFORE = frozenset({"for", "in", "within", "after", "about", "over", "than", "half"})
+"""Words before 'a week' that make it a span ('for a week'), not a rate ('fifty books a year')."""
 
 
 def resolve(tokens: list[Any]) -> list[Any]:
@@ -156,6 +195,54 @@ def _bow(tokens: Sequence[Any], i: int) -> str | None:
     return None
 
 
+def _read(tokens: Sequence[Any], i: int) -> str | None:
+    """'read' as the present ('reed') after 'to', a modal or 'do' ('can read', 'don't read',
+    'did you read'), in a compound ('read-only'), and after 'I', 'you', 'we', 'they' or a
+    plural where its sentence says a habit ('every day', 'always', 'ten books a year') or
+    its object is a plural ('I read books'), unless the sentence says the past ('yesterday',
+    'last week', 'when I was'); the participle ('red') after 'had' or 'was' ('have you
+    read'). Elsewhere the lexicon's: the past for the tagger's 'VBD' and 'VBP' ('she read',
+    'I read it'), the present for its base form ('Read the manual')."""
+    if _word(tokens, i + 1).startswith("-"):
+        return READ_PRESENT  # 'read-only', 'read-write'
+    j = i - 1
+    while _tag(tokens, j).startswith("RB") and _word(tokens, j) not in BASE_FORM_AFTER:
+        j -= 1  # 'I always read', 'we often read'
+    before = _word(tokens, j)
+    # After a question's or an order's subject, the word before it: 'did you read', 'let me
+    # read', 'have you read', 'was it read'.
+    asking = _word(tokens, j - 1) if _tag(tokens, j) in ("PRP", "NNP") else ""
+    if before in BASE_FORM_AFTER or before.endswith("'ll") or asking in BASE_FORM_AFTER:
+        return READ_PRESENT
+    if before in PARTICIPLE_AFTER or before.endswith(("'ve", "'s", "'re")) or asking in PARTICIPLE_AFTER:
+        return READ_PAST
+    if not _tag(tokens, i).startswith("VB") or not (before in PRESENT_SUBJECTS or _tag(tokens, j) == "NNS"):
+        return None
+    start = next((k + 1 for k in range(i - 1, -1, -1) if tokens[k].text in CLAUSE_ENDS), 0)
+    end = next((k for k in range(i + 1, len(tokens)) if tokens[k].text in CLAUSE_ENDS), len(tokens))
+    words = [_word(tokens, k) for k in range(start, end)]
+    triples = list(zip(["", *words], words, [*words[1:], ""], strict=False))
+    past = (
+        any(w in PAST_TIMES for w in words)
+        or any(a == "last" and b in TIMES for _, a, b in triples)
+        or any(_tag(tokens, k) == "VBD" and _word(tokens, k) != "read" for k in range(start, end))
+    )
+    if past:
+        return READ_PAST
+    habit = (
+        any(w in HABITUAL for w in words)
+        or any(a in ("every", "each", "per") and b in TIMES for _, a, b in triples)
+        or any(a == "a" and b in TIMES and w not in SPAN_BEFORE for w, a, b in triples)
+        or any(a == "these" and b == "days" for _, a, b in triples)
+    )
+    k = i + 1
+    while k < i + 4 and (
+        _tag(tokens, k) in ("JJ", "JJR", "JJS", "NN") or _word(tokens, k) in ("many", "some")
+    ):
+        k += 1  # 'good books', 'comic books', 'many books'
+    return READ_PRESENT if habit or _tag(tokens, k) == "NNS" else None
+
+
 RULES: dict[str, Callable[[Sequence[Any], int], str | None]] = {
     "polish": _polish,
     "minute": _minute,
@@ -164,6 +251,7 @@ RULES: dict[str, Callable[[Sequence[Any], int], str | None]] = {
     "does": _does,
     "row": _row,
     "bow": _bow,
+    "read": _read,
 }
 """A heteronym in lower case -> the rule giving its phonemes from its neighbours, or None
 where they do not decide."""
