@@ -325,6 +325,10 @@ def main() -> int:
         default=28.0,
         help="clip A's length (asterisk speakers; 14 before the longer passage)",
     )
+    ap.add_argument("--fit-steps", type=int, default=EnrollSettings.fit_steps)
+    ap.add_argument("--fit-dims", type=int, default=EnrollSettings.fit_dims)
+    ap.add_argument("--fit-channel-order", type=int, default=EnrollSettings.fit_channel_order)
+    ap.add_argument("--fit-seconds", type=float, default=EnrollSettings.fit_seconds)
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -352,7 +356,15 @@ def main() -> int:
             continue
         measure = distance_to(b16, embedder)
 
-        base = EnrollSettings(budget_seconds=args.budget, exclude=exclude, seed=args.seed)
+        base = EnrollSettings(
+            budget_seconds=args.budget,
+            fit_steps=args.fit_steps,
+            fit_seconds=args.fit_seconds,
+            fit_dims=args.fit_dims,
+            fit_channel_order=args.fit_channel_order,
+            exclude=exclude,
+            seed=args.seed,
+        )
         load = os.getloadavg()[0]
         t0 = time.monotonic()
         text = clip_a_text(ref, args.clip_seconds) if args.text else None

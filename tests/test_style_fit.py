@@ -39,20 +39,49 @@ def test_the_subspace_spans_real_differences_between_stock_voices():
     assert np.allclose(unit @ unit.T, np.eye(6), atol=1e-4)
 
 
-def test_the_loss_ignores_a_fixed_channel_but_not_another_voice(split_engine, ids):
+@pytest.fixture(scope="module")
+def heart_and_adam(split_engine, ids):
     def speak(name: str) -> np.ndarray:
         audio = split_engine.synthesize(ids, model_files.stock_pack(name), 1.0)
         return soxr.resample(audio, 24_000, 16_000).astype(np.float32)
 
-    heart, other = speak("af_heart"), speak("am_adam")
-    spec = np.fft.rfft(heart.astype(np.float64))
-    f = np.fft.rfftfreq(len(heart), 1 / 16_000)
-    tilted = np.fft.irfft(spec * (1 + 2 * (f / 8000)) * 0.3, len(heart)).astype(np.float32)  # EQ and gain
+    return speak("af_heart"), speak("am_adam")
+
+
+def _equalised(audio: np.ndarray, gain) -> np.ndarray:
+    """`audio` through a fixed filter of gain `gain(frequency)`."""
+    spec = np.fft.rfft(audio.astype(np.float64))
+    f = np.fft.rfftfreq(len(audio), 1 / 16_000)
+    return np.fft.irfft(spec * gain(f), len(audio)).astype(np.float32)
+
+
+@pytest.mark.parametrize("channel_order", [0, 3])
+def test_the_loss_ignores_a_fixed_channel_but_not_another_voice(heart_and_adam, channel_order):
+    heart, other = heart_and_adam
+    tilted = _equalised(heart, lambda f: (1 + 2 * (f / 8000)) * 0.3)  # a microphone's tilt and a gain
     bands = np.ones(40, bool)
-    a, b, c = (style_fit.frames(x, bands) for x in (heart, tilted, other))
+    a, b, c = (style_fit.frames(x, bands, channel_order) for x in (heart, tilted, other))
     same = style_fit.nearest_frame_distance(a, b)
     different = style_fit.nearest_frame_distance(a, c)
     assert same < 0.5 * different
+
+
+def test_a_smooth_channel_keeps_where_the_voice_s_resonances_lie(heart_and_adam):
+    """Each band's mean removed, a narrow lift of the spectrum (where a voice's resonances
+    lie, which a microphone's smooth colour does not move) is mostly removed with it; the
+    mean's three smoothest components removed, the tilt still cancels and the lift counts."""
+    heart, _ = heart_and_adam
+    tilted = _equalised(heart, lambda f: (1 + 2 * (f / 8000)) * 0.3)
+    lifted = _equalised(heart, lambda f: np.where((f > 1000) & (f < 1600), 2.8, 1.0))
+    bands = np.ones(40, bool)
+
+    def distance(x: np.ndarray, order: int) -> float:
+        return style_fit.nearest_frame_distance(
+            style_fit.frames(heart, bands, order), style_fit.frames(x, bands, order)
+        )
+
+    assert distance(lifted, 3) > 1.5 * distance(lifted, 0)
+    assert distance(lifted, 3) > 4 * distance(tilted, 3)
 
 
 def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_path):

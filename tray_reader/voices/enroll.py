@@ -109,15 +109,19 @@ class EnrollSettings:
     budget_seconds: float = 35.0
     """Longest wall-clock time for the blend search: a cap on a busy machine (the best
     candidate so far is kept when it ends); on an idle one `random_blends` ends it first."""
-    fit_seconds: float = 35.0
+    fit_seconds: float = 50.0
     """Longest wall-clock time for the style fit after the search (0: no fit), a cap as
     above; the prosody step and the guard then take a few renders, so enrolment takes at
     most about budget + fit + 30 s."""
     random_blends: int = 20
     """Random blends the search tries after its fixed steps. A count, not a time, so the same
     recording gives the same voice (unless the cap above cuts it; the voice's info says so)."""
-    fit_steps: int = 54
+    fit_steps: int = 120
     """SPSA steps of the style fit (a count, for the same reason)."""
+    fit_dims: int = 16
+    """Principal directions of the stock timbres the style fit moves along."""
+    fit_channel_order: int = 3
+    """What the fit's loss takes for the channel (`style_fit.FitSettings.channel_order`)."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -767,7 +771,12 @@ def _fit_style(
         ids,
         build_pack(start),
         fit16k,
-        FitSettings(seed=settings.seed, max_steps=settings.fit_steps),
+        FitSettings(
+            dims=settings.fit_dims,
+            channel_order=settings.fit_channel_order,
+            seed=settings.seed,
+            max_steps=settings.fit_steps,
+        ),
     )
     deadline = time.monotonic() + settings.fit_seconds
 

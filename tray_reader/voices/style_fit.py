@@ -10,8 +10,11 @@ recording, without gradients: SPSA over the stock packs' principal subspace.
   pack; only part B (the decoder, which reads dims 0-127) runs per evaluation, on the same
   features, so each try costs one decoder pass over a few seconds of speech.
 * Loss (channel-robust, text-free): log-mel frames at 16 kHz, limited to the recording's
-  band, each band's mean over speech frames removed (a fixed channel or EQ cancels out);
-  the symmetric nearest-frame L1 distance between the render's frames and the recording's
+  band, with the smooth part of their mean over speech frames removed (its first three
+  cosine components across the bands: level, tilt and bow, what a microphone, a room's
+  colour or an EQ adds), so a fixed smooth channel cancels out while the mean's detail,
+  where the voice's resonances lie, still counts (removing each band's whole mean threw
+  that away with the channel; docs/benchmarks.md); the symmetric nearest-frame L1 distance between the render's frames and the recording's
   fit frames (each frame matched to the closest frame of the other side). No alignment or
   transcript is needed, and nothing here is the guard's encoder or MFCC covariance.
 * Each SPSA step decodes one random crop of the speech (`crop_frames`, with the streaming
@@ -49,7 +52,7 @@ TIMBRE = 128
 class FitSettings:
     """How the style fit searches."""
 
-    dims: int = 8
+    dims: int = 16
     """Principal directions of the stock packs searched."""
     max_norm: float = 1.5
     """Largest change, in units of the directions' spread."""
@@ -63,6 +66,9 @@ class FitSettings:
     """Decoder frames (25 ms each) per SPSA probe: a random stretch of the speech."""
     check_every: int = 3
     """Steps between held-out checks."""
+    channel_order: int = 3
+    """What of the frames' mean over the bands is taken for the channel and removed (`frames`):
+    0 every band's own mean, k > 0 the mean's k smoothest components across the bands."""
     max_steps: int = 1000
     """Stop after this many steps even if time is left."""
     seed: int = 0
@@ -110,12 +116,19 @@ def _band_mask(x16k: np.ndarray) -> np.ndarray:
     return inside if inside.sum() >= 8 else np.ones(len(centres), bool)
 
 
-def frames(x16k: np.ndarray, bands: np.ndarray) -> np.ndarray:
-    """Speech frames of log-mel (natural log), each band's mean removed, [n, bands]."""
+def frames(x16k: np.ndarray, bands: np.ndarray, channel_order: int = 0) -> np.ndarray:
+    """Speech frames of log-mel (natural log), each band's mean removed, [n, bands]; with
+    `channel_order` k > 0 only the mean's k smoothest cosine components across the bands."""
     lm = log_mel(x16k)[:, bands].astype(np.float64) * np.log(10)
     level = lm.max(axis=1)
     lm = lm[level > np.percentile(level, 95) - np.log(10) * 3.5]  # within 35 dB of the loud frames
-    return np.asarray(lm - lm.mean(axis=0))
+    mean = lm.mean(axis=0)
+    if channel_order > 0:
+        n = lm.shape[1]
+        basis = np.cos(np.pi * np.outer(np.arange(channel_order), np.arange(n) + 0.5) / n)
+        basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+        mean = basis.T @ (basis @ mean)
+    return np.asarray(lm - mean)
 
 
 def nearest_frame_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -150,8 +163,8 @@ class StyleFit:
         self.directions, _ = subspace(settings.dims)
         self.bands = _band_mask(fit16k)
         cut = int(len(fit16k) * 0.75)
-        self.train = frames(fit16k[:cut], self.bands)
-        self.held = frames(fit16k[cut:], self.bands)
+        self.train = frames(fit16k[:cut], self.bands, settings.channel_order)
+        self.held = frames(fit16k[cut:], self.bands, settings.channel_order)
         self.evaluations = 0
 
     def style(self, z: np.ndarray) -> np.ndarray:
@@ -195,13 +208,15 @@ class StyleFit:
 
     def crop_loss(self, z: np.ndarray, span: tuple[int, int]) -> float:
         """Mean L1 distance of a crop's frames to their nearest fit frames."""
-        got = frames(self.speak16k(z, span), self.bands)
+        got = frames(self.speak16k(z, span), self.bands, self.settings.channel_order)
         d = np.abs(got[:, None, :] - self.train[None, :, :]).mean(axis=2)
         return float(d.min(axis=1).mean())
 
     def held_loss(self, z: np.ndarray) -> float:
         """Symmetric nearest-frame distance of the whole text's speech to the held-out frames."""
-        return nearest_frame_distance(frames(self.speak16k(z), self.bands), self.held)
+        return nearest_frame_distance(
+            frames(self.speak16k(z), self.bands, self.settings.channel_order), self.held
+        )
 
     def _crop(self, rng: np.random.Generator) -> tuple[int, int]:
         n = self.settings.crop_frames
