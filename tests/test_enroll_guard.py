@@ -333,3 +333,24 @@ def test_clean_speech_passes_the_checks(enroller, heart):
     m = checks.check_sound(rec.speech16k, rec.speech_seconds, TEXT_A)
     assert m.voiced > checks.MIN_VOICED and m.steady < checks.MAX_STEADY
     assert checks.check_one_speaker(rec.speech16k, enroller.judge) < checks.TWO_SPEAKER_GAP_SHORT
+
+
+def test_the_mfcc_distance_ignores_directions_the_clips_hardly_vary_along():
+    """Through a telephone band the cepstra of what lies above it barely move (variances
+    millions of times below the rest): a render varying a little more along them is not a
+    further voice, while one whose real directions differ is."""
+    rng = np.random.default_rng(5)
+
+    def frames(real: np.ndarray, quiet: float) -> np.ndarray:
+        return rng.normal(size=(3000, 38)) * np.r_[real, np.full(8, quiet)]
+
+    same = np.ones(30)
+    judged = frames(same, 3e-4)
+    hiss = frames(same, 3e-3)  # 100 times the variance along the quiet directions
+    other = frames(np.r_[np.full(6, 1.6), np.ones(24)], 3e-4)
+
+    def distance(x: np.ndarray) -> float:
+        return float(guard.sphericity(guard.covariance(x), guard.covariance(judged)))
+
+    assert distance(hiss) < 0.02
+    assert distance(other) > 4 * distance(hiss) and distance(other) > 0.05

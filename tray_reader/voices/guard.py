@@ -45,7 +45,7 @@ import numpy as np
 from tray_reader.voices import intelligibility
 from tray_reader.voices.embedder import cosine, pooled
 from tray_reader.voices.ge2e import JudgeEncoder
-from tray_reader.voices.measure import covariance, features, sphericity
+from tray_reader.voices.measure import covariance, features, regularised, sphericity
 
 RATE = 16_000
 JUDGE_FRACTION = 0.35
@@ -275,7 +275,7 @@ def _block_covariances(feats: np.ndarray, at: np.ndarray) -> np.ndarray:
     weights /= weights.sum(axis=1, keepdims=True)
     mean = weights @ feats
     second = (weights @ (feats[:, :, None] * feats[:, None, :]).reshape(n, d * d)).reshape(-1, d, d)
-    return np.asarray(second - mean[:, :, None] * mean[:, None, :] + 1e-6 * np.eye(d))
+    return regularised(second - mean[:, :, None] * mean[:, None, :])
 
 
 def winners(judgements: Sequence[Judgement]) -> list[int]:

@@ -55,10 +55,26 @@ def features(x16k: np.ndarray) -> np.ndarray:
     return np.hstack([c, delta])
 
 
+COVARIANCE_FLOOR = 1e-3
+"""Every direction of a covariance is given at least this share of its mean variance
+(`regularised`). Through a telephone band, the cepstra of what lies above the band barely
+move, and a render varying a little more along those directions made the distance large for
+a voice that was closer on the speaker's other recording (docs/benchmarks.md); on wideband
+speech every direction varies far more than the floor, which leaves it alone."""
+
+
+def regularised(c: np.ndarray) -> np.ndarray:
+    """Covariance matrices [..., d, d] with COVARIANCE_FLOOR of their mean variance added to the
+    diagonal (at least 1e-6): directions the clips hardly vary along do not weigh in the distance."""
+    d = c.shape[-1]
+    mean = np.trace(c, axis1=-2, axis2=-1) / d
+    floor = np.maximum(1e-6, COVARIANCE_FLOOR * mean)
+    return np.asarray(c + np.asarray(floor)[..., None, None] * np.eye(d))
+
+
 def covariance(feats: np.ndarray) -> np.ndarray:
-    """The (slightly regularised) covariance of feature frames [frames, d]."""
-    d = feats.shape[1]
-    return np.asarray(np.cov(feats, rowvar=False) + 1e-6 * np.eye(d))
+    """The regularised covariance of feature frames [frames, d]."""
+    return regularised(np.cov(feats, rowvar=False))
 
 
 def sphericity(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
