@@ -14,9 +14,10 @@ recording, without gradients: SPSA over the stock packs' principal subspace.
   cosine components across the bands: level, tilt and bow, what a microphone, a room's
   colour or an EQ adds), so a fixed smooth channel cancels out while the mean's detail,
   where the voice's resonances lie, still counts (removing each band's whole mean threw
-  that away with the channel; docs/benchmarks.md); the symmetric nearest-frame L1 distance between the render's frames and the recording's
-  fit frames (each frame matched to the closest frame of the other side). No alignment or
-  transcript is needed, and nothing here is the guard's encoder or MFCC covariance.
+  that away with the channel; docs/benchmarks.md); the symmetric nearest-frame L1 distance
+  between the render's frames and the recording's fit frames (each frame matched to the
+  closest frame of the other side). No alignment or transcript is needed, and nothing here
+  is the guard's encoder or MFCC covariance.
 * Each SPSA step decodes one random crop of the speech (`crop_frames`, with the streaming
   decoder's context on each side; both probes see the same crop) and scores its frames
   against their nearest fit frames; the held-out check decodes the whole text.
