@@ -514,8 +514,12 @@ _FILE_NAME = re.compile(rf"(?<![\w./\\-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_TYPES})(
 _EXTENSION = re.compile(rf"(?<![\w./\\-])\.({_FILE_TYPES})(?![\w/-]|\.\w)")
 """A file ending alone, "the .deb package", "(`.ogg`, `.flac`)": dot deb (its dot was run into the
 punctuation before it)."""
-_TOP_FOLDER = r"(?:bin|boot|dev|etc|home|lib|media|mnt|opt|proc|sbin|srv|sys|tmp|usr|var)"
+_TOP_FOLDERS = frozenset(
+    {"bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "sbin", "srv", "sys", "tmp"}
+    | {"usr", "var"}
+)
 """The root's folders, said with their slash alone too ("/etc", "/usr", not "et cetera")."""
+_TOP_FOLDER = rf"(?:{'|'.join(sorted(_TOP_FOLDERS))})"
 _PATH = re.compile(
     r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:\$?[\w.-]+/)+\$?[\w.-]*\w|~/[\w.-]*\w"
     rf"|(?<!:)/{_TOP_FOLDER}(?![\w/-]|\.\w))"
@@ -527,7 +531,7 @@ name in the home folder ("~/.bashrc"), also with a variable in it ("/proc/$pid/c
 _PATH_ROOTS = frozenset({"usr", "bin", "sbin", "etc", "src", "lib", "tmp", "opt", "proc", "debian"})
 """Folders a path begins with that are no word a choice is made of ("usr/bin", "src/main",
 "debian/control"): a path without its root."""
-_PATH_WORDS = _PATH_ROOTS | {"home", "var", "dev", "share", "local", "log", "include", "cache", "null", "sys"}
+_PATH_WORDS = _PATH_ROOTS | _TOP_FOLDERS | {"share", "local", "log", "include", "cache", "null"}
 """Folders' names, some also words a choice is made of ("home/office", "dev/prod", "var/let"):
 a path where two of them meet ("var/log", "dev/null", "usr/share")."""
 
