@@ -638,6 +638,15 @@ CASES = {
             "either/or, home/office, dev/prod, share/like, var/let, Debian/Ubuntu",
             "either or, home or office, dev or prod, share or like, var or let, Debian or Ubuntu",
         ),
+        # Two slashes or more from a folder of the root, with a folder's name or a part that is no
+        # word: a path (it was "home per user or docs"); a rate and a choice stay.
+        ("The file is in home/user/docs.", "The file is in home slash user slash docs."),
+        ("see var/www/html and home/jdk/bin", "see var slash www slash html and home slash jdk slash bin"),
+        ("$5/user/month, home/office/school", "five dollars per user per month, home or office or school"),
+        # A name with an underscore is code's: the slash is a path's (it was "node modules or foo").
+        ("node_modules/foo is big", "node modules slash foo is big"),
+        ("site_packages/foo, bytes_sent/s", "site packages slash foo, bytes sent per second"),
+        ("g_object_ref/unref, gtk_widget_set/get_name", "g object ref or unref, gtk widget set or get name"),
         ("Press \u2190 or \u2192 to move, A \u2192 B", "Press left arrow or right arrow to move, A to B"),
         ("Press / to search, press ? for help", "Press slash to search, press question mark for help"),
     ],
@@ -889,6 +898,19 @@ CASES = {
         ("a[3] and the results[12] show it", "a and the results show it"),
         ("It is a word.[3] It is a word,[3][4] and more", "It is a word. It is a word, and more"),
         ("the results[3-5] show, as others[3, 4] found[6,7]", "the results show, as others found"),
+        # An index in code is read (it was "Set arr to five and x to two"): a letter code counts
+        # with, a name, "=", a member, a call, a word of code's, or another index in the text.
+        ("Set arr[3] to 5 and x[i] to 2.", "Set arr three to five and x i to two."),
+        ("Set total[3] to 5 and x[i] to 2.", "Set total three to five and x i to two."),
+        ("if a[1] == b, x[2]=5, row[key]", "if a one equals b, x two equals five, row key"),
+        ("print(arr[3]), items[2].value, sys.argv[1]", "print(arr three), items two.value, sys.argv one"),
+        ("my_list[2], myList[2], m[1][0]", "my list two, myList two, m one zero"),
+        # A reference stays unread: after a word, a name, in brackets, or an editor's letter.
+        (
+            "Node.js[3] and MP3[4] are (born in York[3]) fast.",
+            "Node dot js and MP three are (born in York) fast.",
+        ),
+        ("Its capital[a] is Rome,[b] the student[s] said", "Its capital is Rome, the student said"),
     ],
 }
 

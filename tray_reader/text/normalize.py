@@ -9,6 +9,7 @@ amounts); numbers are read by number_reading.py.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -373,6 +374,92 @@ not read, the sentence says without them that a work is cited (it was "Smith thr
 "as shown in twelve, fourteen")."""
 _PDF_NOTE = re.compile(PDF_NOTE)
 
+# A bracket glued to a word is a reference mark on an encyclopedia's page ("as results[3]
+# show") and an index in code ("Set arr[3] to 5"). Reading a reference's number is a slip;
+# dropping an index changes what the code says, so a bracket is an index where anything
+# around it is code's:
+# - it holds no reference: an identifier or an expression ("row[key]", "x[i+1]", "m[1][0]"),
+#   or one of the letters code counts with, "i", "j", "k", "n" (a reference letter is "[a]" to
+#   "[h]" mostly, and an editor's "student[s]" stays unread);
+# - "=" comes after it ("x[2] = 5", "if a[1] == b"), or "." and a name ("items[2].value"),
+#   or ")" where the word is in a call ("print(arr[3])"; "(born in York[3])" is a reference);
+# - the word is code's: with an underscore or a digit ("row_3[2]", "a1[2]"), in camel case
+#   ("myList[3]"), a member ("sys.argv[1]", not "Node.js[3]"), a single letter other than
+#   "a" ("x[3]"), or a name code gives an array ("arr", "buf", "nums", "argv");
+# - another bracket in the same text is an index by the rules above ("Set total[3] to 5
+#   and x[i] to 2").
+# An index is read as written, after its word ("arr three", "x i"); a number glued to an
+# English word with nothing of code's around it stays a reference ("as results[3] show",
+# "results[3-5]", "word[3][4]").
+_INDEXED = re.compile(r"(?<![\w.'\u2019])((?:[a-z_]\w*\.)*)(\w+)((?:\[[^\[\]\n]{1,40}\])+)")
+"""A word, the members before it, and the brackets glued to it (not a word's end after an
+apostrophe, "it's[3]")."""
+_INDEX_LETTERS = frozenset({"i", "j", "k", "n"})
+_ARRAY_NAMES = frozenset(
+    {"arr", "arrs", "buf", "lst", "vec", "nums", "vals", "xs", "ys", "argv", "args", "ptr", "elems", "dp"}
+)
+"""Names code gives an array and no English word has."""
+_SUFFIXES = frozenset({"s", "es", "ed", "d", "ing", "ly", "ren", "er", "est", "en", "ies"})
+"""Endings an editor adds to a quoted word in brackets ("work[ed]", "child[ren]")."""
+_REFERENCE = re.compile(REFERENCE_MARK)
+_CODE_INDEX = re.compile(r"[\w.'\"]+(?: ?[-+*/%:,] ?[\w.'\"]+)*")
+
+
+def _holds_index(inside: str) -> bool:
+    """Whether what a bracket glued to a word holds is code's, not a reference or an editor's."""
+    if inside in _INDEX_LETTERS:
+        return True
+    if _REFERENCE.fullmatch(f"[{inside}]") or inside.lower() in _SUFFIXES or inside == "sic":
+        return False
+    return re.search(r"\w", inside) is not None and _CODE_INDEX.fullmatch(inside) is not None
+
+
+def _is_index(m: re.Match[str]) -> bool:
+    """Whether the brackets after a word are an index by their own look (see above)."""
+    members, word, brackets = m.groups()
+    text, end = m.string, m.end()
+    if any(_holds_index(inside) for inside in re.findall(r"\[([^\]]*)\]", brackets)):
+        return True
+    if re.match(r"\s*[-+*/%<>!=]?=|\.[A-Za-z_]", text[end:]):
+        return True
+    if text.startswith(")", end):
+        before = text[: m.start()]
+        opening = before.rfind("(")
+        if (
+            opening > 0
+            and ")" not in before[opening:]
+            and (before[opening - 1].isalnum() or before[opening - 1] == "_")
+        ):
+            return True
+    if members:
+        return re.fullmatch(rf"{_FILE_TYPES}|{_TLDS}", word) is None
+    return (
+        re.fullmatch(r"[a-z_]\w*", word) is not None
+        and re.search(r"[_\d]", word) is not None
+        or re.fullmatch(r"[a-z]{2,}(?:[A-Z][a-z\d]+)+", word) is not None
+        or (len(word) == 1 and word.islower() and word != "a")
+        or word in _ARRAY_NAMES
+    )
+
+
+def _indexes(text: str) -> set[int]:
+    """Where the brackets that are code's indexes begin (see above)."""
+    chains = list(_INDEXED.finditer(text))
+    by_look = [_is_index(m) for m in chains]
+    in_code = any(by_look)
+    return {
+        m.start(3) + inner.start()
+        for m, index in zip(chains, by_look, strict=True)
+        if index or (in_code and m[2][0].islower())
+        for inner in re.finditer(r"\[", m[3])
+    }
+
+
+def _drop_references(text: str) -> str:
+    """Reference marks glued to what they mark, not code's indexes."""
+    kept = _indexes(text) if re.search(r"\w\[", text) else set()
+    return _CITATION.sub(lambda m: m.group() if m.start() in kept else "", text)
+
 
 def drop_markup(text: str) -> str:
     """HTML tags and entities, Markdown emphasis, links, code marks, headings, bullets and
@@ -397,7 +484,7 @@ def drop_markup(text: str) -> str:
         text = _IPA.sub(" ", text)
     text = _HEART.sub("love", text)
     if "[" in text:
-        text = _SPACED_CITATION.sub("", _CITED_WORK.sub(lambda m: m[1] or m[2], _CITATION.sub("", text)))
+        text = _SPACED_CITATION.sub("", _CITED_WORK.sub(lambda m: m[1] or m[2], _drop_references(text)))
     return _end_marked_lines(text)
 
 
@@ -521,26 +608,37 @@ _TOP_FOLDERS = frozenset(
 """The root's folders, said with their slash alone too ("/etc", "/usr", not "et cetera")."""
 _TOP_FOLDER = rf"(?:{'|'.join(sorted(_TOP_FOLDERS))})"
 _PATH = re.compile(
-    r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:\$?[\w.-]+/)+\$?[\w.-]*\w|~/[\w.-]*\w"
+    r"(?<![\w./~$-])(?:(?:~|\.\.?)?/?(?:(?:\$(?=[A-Za-z_]))?[\w.-]+/)+(?:\$(?=[A-Za-z_]))?[\w.-]*\w|~/[\w.-]*\w"
     rf"|(?<!:)/{_TOP_FOLDER}(?![\w/-]|\.\w))"
 )
 """A run of names joined by slashes, checked by `_is_path`: "src/lib.rs", "~/.config/app", a
 name in the home folder ("~/.bashrc"), also with a variable in it ("/proc/$pid/cmdline",
-"$HOME/.config": not "pid or cmdline"); a folder of the root alone ("/etc"), not a drive's
-("C:/tmp")."""
-_PATH_ROOTS = frozenset({"usr", "bin", "sbin", "etc", "src", "lib", "tmp", "opt", "proc", "debian"})
+"$HOME/.config": not "pid or cmdline"; a price is no variable, "$5/user/month" is a rate); a
+folder of the root alone ("/etc"), not a drive's ("C:/tmp")."""
+_PATH_ROOTS = frozenset(
+    {"usr", "bin", "sbin", "etc", "src", "lib", "tmp", "opt", "proc", "mnt", "srv", "debian"}
+)
 """Folders a path begins with that are no word a choice is made of ("usr/bin", "src/main",
 "debian/control"): a path without its root."""
 _PATH_WORDS = _PATH_ROOTS | _TOP_FOLDERS | {"share", "local", "log", "include", "cache", "null"}
 """Folders' names, some also words a choice is made of ("home/office", "dev/prod", "var/let"):
 a path where two of them meet ("var/log", "dev/null", "usr/share")."""
+_FOLDER_NAMES = frozenset(
+    {"user", "users", "username", "me", "docs", "documents", "downloads", "desktop", "pictures", "music"}
+    | {"videos", "projects", "www", "html", "config"}
+)
+"""More folders' names, that a choice between words would not have after a folder of the root
+("home/user/docs", "var/www/html"; "home/office/school" is a choice)."""
 
 
 def _is_path(run: str) -> bool:
     """Whether a run of names joined by slashes is a file's path (not "and/or", "he/she/they",
     "km/h" or a date): it starts at the root, home or here, or in a hidden folder, ends in a
     file name, has three slashes or more, or two with a part only a path would have, or it
-    begins in a folder only a path has ("debian/control"), or two folders' names meet."""
+    begins in a folder only a path has ("debian/control"), or two folders' names meet, or it
+    has two slashes or more from a folder of the root and a part that is a folder's name or no
+    word (no vowel: "home/user/docs", "var/www/html", "home/jdk/bin"; "home/office/school" and
+    "dev/test/prod" are choices)."""
     if not re.search(r"[A-Za-z]", run):
         return False
     if run.startswith(("/", "~/", "./", "../")) or _FILE_NAME.fullmatch(run.rsplit("/", 1)[-1]):
@@ -549,6 +647,10 @@ def _is_path(run: str) -> bool:
     if slashes >= 3 or (slashes == 2 and re.search(r"[._\d-]", run) is not None):
         return True
     parts = run.split("/")
+    if slashes >= 2 and parts[0] in _TOP_FOLDERS:
+        rest = parts[1:]
+        if any(p.lower() in _FOLDER_NAMES or not re.search(r"[aeiouy]", p, re.I) for p in rest):
+            return True
     return (
         parts[0] in _PATH_ROOTS
         or re.match(r"\.\w", parts[0]) is not None
@@ -774,11 +876,12 @@ _PER_UNITS = {
     "l": "liter",
     "gal": "gallon",
 }
-_PER = re.compile(
-    r"(?<=[A-Za-z])/(?=(?:month|year|week|day|night|hour|minute|second|person|head|user|seat|share|unit|"
+_RATE_UNIT = (
+    r"(?:month|year|week|day|night|hour|minute|second|person|head|user|seat|share|unit|"
     r"item|piece|copy|ticket|licen[cs]e|device|serving|session|lesson|ride|trip|visit|"
-    r"page|mile|" + "|".join(_PER_UNITS) + r")\b)"
+    r"page|mile|" + "|".join(_PER_UNITS) + r")"
 )
+_PER = re.compile(rf"(?<=[A-Za-z])/(?={_RATE_UNIT}\b)")
 """A slash before a unit of a rate ("cents/month", "requests/s", "km/h"): "per"."""
 _PER_UNIT = re.compile(r"(?<=\bper )(" + "|".join(_PER_UNITS) + r")\b")
 
@@ -831,6 +934,38 @@ _CHANGE_OVER_PERIOD = re.compile(r"\b(?:([Yy])/[Yy]|([Qq])/[Qq]|(m)/m)\b")
 _FORUM = re.compile(r"(?<![\w/.])([ru])/(?!(?:min|s|sec|h|hr)\b)(?=\w{2,})")
 """A forum's or a user's name on Reddit, "r/AskReddit", "u/dev_guy": r slash (it was "r or")."""
 
+_CODE_SLASHES = re.compile(r"(?<![\w/.-])[\w.-]*\w(?:/[\w.-]*\w)+(?![\w/])")
+"""A run of names joined by slashes, checked by `_code_slashes`."""
+
+
+_PAIRED_VERBS = frozenset(
+    {"get", "set", "add", "remove", "push", "pop", "show", "hide", "begin", "end", "start", "stop"}
+    | {"open", "close", "read", "write", "load", "save", "alloc", "free", "new", "delete", "insert"}
+)
+"""Verbs a function's name has in pairs, two names written as one with a slash between them
+("gtk_notebook_set/get_group", "list_push/pop")."""
+
+
+def _code_slashes(m: re.Match[str]) -> str:
+    """Names joined by slashes where one is a code's identifier, with an underscore
+    ("node_modules/lodash", "site_packages/foo"): a path, slash (it was "node modules or foo").
+    A rate keeps its "per" ("bytes_sent/s"), and two functions' names written as one keep
+    their "or" ("g_object_ref/unref", "gtk_notebook_set/get_group")."""
+    run = m.group()
+    parts = run.split("/")
+    if not any("_" in p and re.search(r"[A-Za-z]", p) for p in parts):
+        return run
+    if len(parts) == 2 and re.fullmatch(_RATE_UNIT, parts[1]):
+        return run
+    said = parts[0]
+    for left, right in itertools.pairwise(parts):
+        end, start = left.rsplit("_", 1)[-1].lower(), right.split("_", 1)[0].lower()
+        opposite = start in ("un" + end, "de" + end) or end in ("un" + start, "de" + start)
+        paired = opposite or {end, start} <= _PAIRED_VERBS
+        said += ("/" if paired and "_" in left + right else " slash ") + right
+    return said
+
+
 _CREDIT = re.compile(
     r"\b(?i:photo(?:graph)?|image|picture|illustration|credit)s?(?: credit)?(?::\s*|\s+by\s+)[^\n()/]{1,60}/[^\n()]{1,60}"
 )
@@ -864,6 +999,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_CREDIT, lambda m: re.sub(r"(?<=\w)/(?=[A-Z])", ", ", m.group())),
     (_CHANGE_OVER_PERIOD, lambda m: _CHANGE_OVER[(m[1] or m[2] or m[3]).lower()]),
     (_FORUM, r"\1 slash "),
+    (_CODE_SLASHES, _code_slashes),
     (_PER, " per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
     # "greater than" (a comparison of two names, "Count > Limit", stays one).
@@ -888,7 +1024,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\s*%"), " percent "),
     (re.compile(r"\s*°"), " degrees "),
     (re.compile(r"\s*\+\s*"), " plus "),
-    (re.compile(r"\s+=\s+|(?<=\w)=(?=\w)"), " equals "),
+    (re.compile(r"\s+=\s+|(?<=[\w\]])=(?=\w)"), " equals "),  # "x[2]=5"
     (re.compile(r"\s*×\s*"), " times "),
     (re.compile(r"\s*÷\s*"), " divided by "),
     (re.compile(r"\s*±\s*"), " plus or minus "),
