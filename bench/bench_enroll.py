@@ -329,6 +329,8 @@ def main() -> int:
     ap.add_argument("--fit-dims", type=int, default=EnrollSettings.fit_dims)
     ap.add_argument("--fit-channel-order", type=int, default=EnrollSettings.fit_channel_order)
     ap.add_argument("--fit-seconds", type=float, default=EnrollSettings.fit_seconds)
+    ap.add_argument("--fit-max-norm", type=float, default=EnrollSettings.fit_max_norm)
+    ap.add_argument("--fit-first-step", type=float, default=EnrollSettings.fit_first_step)
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -362,6 +364,8 @@ def main() -> int:
             fit_seconds=args.fit_seconds,
             fit_dims=args.fit_dims,
             fit_channel_order=args.fit_channel_order,
+            fit_max_norm=args.fit_max_norm,
+            fit_first_step=args.fit_first_step,
             exclude=exclude,
             seed=args.seed,
         )

@@ -93,7 +93,7 @@ def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_p
     recording = soxr.resample(split_engine.synthesize(ids, target, 1.0), 24_000, 16_000).astype(np.float32)
     # Probes over the whole sentence (no random crops): the test checks where the steps go.
     settings = FitSettings(
-        dims=2, max_norm=2.0, perturbation=0.3, first_step=0.5, check_every=2, max_steps=6, crop_frames=400
+        dims=2, max_norm=2.0, perturbation=0.3, first_step=0.7, check_every=2, max_steps=6, crop_frames=400
     )
     fit = StyleFit(split_engine, ids, start, recording, settings)
     result = fit.run(time.monotonic() + 600)

@@ -122,6 +122,10 @@ class EnrollSettings:
     """Principal directions of the stock timbres the style fit moves along."""
     fit_channel_order: int = 3
     """What the fit's loss takes for the channel (`style_fit.FitSettings.channel_order`)."""
+    fit_max_norm: float = 1.5
+    """Largest change the style fit makes (`style_fit.FitSettings.max_norm`)."""
+    fit_first_step: float = 1.2
+    """Length of the style fit's first step (`style_fit.FitSettings.first_step`)."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -774,6 +778,8 @@ def _fit_style(
         FitSettings(
             dims=settings.fit_dims,
             channel_order=settings.fit_channel_order,
+            max_norm=settings.fit_max_norm,
+            first_step=settings.fit_first_step,
             seed=settings.seed,
             max_steps=settings.fit_steps,
         ),

@@ -59,8 +59,8 @@ class FitSettings:
     """Largest change, in units of the directions' spread."""
     perturbation: float = 0.25
     """SPSA's probe size (same units)."""
-    first_step: float = 0.3
-    """Length of the first step; later steps shrink as SPSA's gains do."""
+    first_step: float = 1.2
+    """Length of the first step (the change's norm); later steps shrink as SPSA's gains do."""
     max_ids: int = 80
     """Phoneme ids of the text spoken per evaluation (a few seconds of speech)."""
     crop_frames: int = 56
@@ -259,7 +259,7 @@ class StyleFit:
             minus = self.crop_loss(z - c * delta, span)
             g = (plus - minus) / (2 * c) * delta
             if gain is None:
-                gain = s.first_step / max(float(np.abs(g).mean()), 1e-9)
+                gain = s.first_step / max(float(np.linalg.norm(g)), 1e-9)
             z = z - gain / (step + 2) ** 0.602 * 2**0.602 * g
             norm = float(np.linalg.norm(z))
             if norm > s.max_norm:
