@@ -102,6 +102,15 @@ CASES = {
             "3,500 \u20ac, $1,250, 1,000",
             "three thousand five hundred euros, one thousand two hundred fifty dollars, one thousand",
         ),  # three digits after the comma are thousands
+        # A range whose second number has no symbol: the currency is said once, after it.
+        (
+            "$5-10 per person, \u00a310\u201315 each",
+            "five to ten dollars per person, ten to fifteen pounds each",
+        ),
+        ("$1-2 billion, \u20ac1.5-2bn", "one to two billion dollars, one point five to two billion euros"),
+        ("$200-300 a month", "two hundred to three hundred dollars a month"),
+        ("$5.50-7.50.", "five dollars and fifty cents to seven dollars and fifty cents."),
+        ("US$10-15k", "ten to fifteen thousand dollars"),
     ],
     "rates": [
         ("$0.99/month", "ninety-nine cents per month"),

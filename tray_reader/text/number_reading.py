@@ -79,6 +79,24 @@ _SYMBOL_AFTER = re.compile(
 """An amount before its currency's symbol or code ("5 €", "12.50 EUR")."""
 
 
+_MONEY_RANGE = re.compile(
+    r"(?<![\w.,])((?-i:" + "|".join(_DOLLAR_PREFIXES) + r")?[$€£¥])\s?(" + _MONEY_NUM + r")\s?[-\u2013]\s?"
+    r"(?=(?:" + _MONEY_NUM + r")(\s?(?:thousand|million|billion|trillion|k|m|bn|b|tn)\b)?(?![\w%-]|[.,]\d))",
+    re.I,
+)
+"""An amount's first number before a hyphen and the second number, which has no symbol of its
+own ("$5-10", "£1-2bn"): the second is said with the currency ("five to ten dollars", "one to
+two billion pounds"; it was "five dollars ten"). A first number with cents is money of its
+own ("$5.50 to $7.50")."""
+
+
+def _money_range(m: re.Match[str]) -> str:
+    symbol, amount, scale = m.groups()
+    if "." in _plain_amount(amount) and not scale:
+        return f"{symbol}{amount} to {symbol}"
+    return f"{numwords.number(_plain_amount(amount))} to {symbol}"
+
+
 def _money_after(m: re.Match[str]) -> str:
     minus, amount, scale, symbol = m.groups()
     return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
@@ -1129,6 +1147,7 @@ def read_numbers(text: str) -> str:
     text = _HOUR_RANGE.sub(r"\1 to ", text)
     text = _SPACED_RANGE.sub(" to ", text)
     text = _FISCAL_YEAR.sub(lambda m: "F Y " + (numwords.year(int(m[1])) if len(m[1]) == 4 else m[1]), text)
+    text = _MONEY_RANGE.sub(_money_range, text)
     for rx, sub in (
         (_CURRENCY, _symbol_money),
         (_CODE_FIRST, _money),
