@@ -487,6 +487,15 @@ CASES = {
         ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),
         ("555-1234", "five five five, one two three four"),
+        # National numbers with their leading zero, as Britain and Australia write them.
+        ("Call 020 7946 0958.", "Call zero two zero, seven nine four six, zero nine five eight."),
+        (
+            "0161 496 0000 or 07700 900123",
+            "zero one six one, four nine six, zero zero zero zero or "
+            "zero seven seven zero zero, nine zero zero one two three",
+        ),
+        ("02 9876 5432", "zero two, nine eight seven six, five four three two"),
+        ("at 0800 1200 1600", "at zero eight zero zero twelve hundred sixteen hundred"),  # not ten digits
     ],
     "ranges and fractions": [
         (

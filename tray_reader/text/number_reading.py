@@ -146,12 +146,19 @@ def _spoken_money(minus: str, symbol: str, amount: str, scale: str | None) -> st
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"
     r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
-    r"|(?:1[ .-])?\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4})(?![\w])"
+    r"|(?:1[ .-])?\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4}"
+    r"|0\d{1,4}(?: \d{3,7}){1,2}(?![.,]\d))(?![\w])"
 )
+"""A phone number: international ("+44 20 7946 0958"), American ("(555) 123-4567",
+"555-123-4567"), or national with its leading zero in groups of ten or eleven digits, as
+Britain and Australia write them ("020 7946 0958", "0161 496 0000", "07700 900123"; it was
+"zero two zero seven thousand nine hundred forty-six ...")."""
 
 
 def _phone(m: re.Match[str]) -> str:
     text = m.group()
+    if text.startswith("0") and not 10 <= sum(c.isdigit() for c in text) <= 11:
+        return text
     groups = re.findall(r"\d+", text)
     spoken = ", ".join(numwords.digits(g) for g in groups)
     return ("plus " if text.startswith("+") else "") + spoken
