@@ -133,6 +133,12 @@ CASES = {
         ("5kg", "five kilograms"),
         ("60 km/h", "sixty kilometers per hour"),
         ("2.5 GB", "two point five gigabytes"),
+        # Sizes: "x" between lengths or pixels is "by"; before a weight or a count it stays.
+        ("4m x 5m, a 9 x 13 inch pan", "four meters by five meters, a nine by thirteen inch pan"),
+        ("10 x 10 cm, the 4x100m relay", "ten by ten centimeters, the four by one hundred meters relay"),
+        ("1920x1080, 2560 \u00d7 1440", "nineteen twenty by ten eighty, twenty-five sixty by fourteen forty"),
+        ("in 1080p or 720p", "in ten eighty p or seven twenty p"),
+        ("take 2 x 500mg, 2x faster", "take two x five hundred milligrams, two times faster"),
     ],
     "heights": [
         ("He is 5'11\", she is 6' 2\"", "He is five feet eleven inches, she is six feet two inches"),

@@ -175,6 +175,16 @@ _TIME_RANGE = re.compile(
     r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)"
     r"|(?<=\dh[0-5]\d)\s?[-\u2013]\s?(?=\d{1,2}h[0-5]\d\b)"  # "9h30-17h00"
 )
+_BY = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(\s?(?:mm|cm|m|km|ft|in|\"))?\s?[x\u00d7]\s?"
+    r"(?=\d+(?:\.\d+)?\s?(?:mm|cm|m|km|ft|in|inch(?:es)?|feet|foot|\")(?!\w))"
+)
+"""The first of two lengths with "x" between them, a size ("4m x 5m", "a 9 x 13 inch pan"):
+by (it was "four meters x five meters"). Not before a weight or a count ("2 x 500mg": times)."""
+_SCREEN_SIZE = re.compile(r"(?<![\w.])(\d{3,4}) ?[x\u00d7] ?(\d{3,4})(?!\w|[.,]\d)")
+"""A screen's or a picture's size in pixels, "1920x1080": "nineteen twenty by ten eighty"."""
+_VIDEO_LINES = re.compile(r"(?<![\w.])(240|360|480|576|720|1080|1440|2160|4320)([pi])\b")
+"""A video's lines, "1080p", "720p": "ten eighty p" (it was "one thousand eighty p")."""
 _TIMES = re.compile(r"\b(\d+(?:\.\d+)?)x\b")
 """'2x faster'."""
 
@@ -1131,6 +1141,12 @@ def read_numbers(text: str) -> str:
         text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
         text = _POWER.sub(_power, text)
     text = _TIME_RANGE.sub(" to ", text)
+    if "x" in text or "\u00d7" in text:
+        text = _SCREEN_SIZE.sub(
+            lambda m: f"{numwords.name_number(m[1])} by {numwords.name_number(m[2])}", text
+        )
+        text = _BY.sub(lambda m: f"{m[1]}{m[2] or ''} by ", text)
+    text = _VIDEO_LINES.sub(lambda m: f"{numwords.name_number(m[1])} {m[2]}", text)
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"(?<![\w/])9/11(?![\w/])", "nine eleven", text)
     text = re.sub(
