@@ -172,6 +172,18 @@ CASES = {
         ("2024-05-03", "the third of May, twenty twenty-four"),
         ("3/5/2024", "three slash five slash twenty twenty-four"),
         ("May I go", "May I go"),
+        # Days from one to another, before or after their month.
+        ("Jan 3-7", "January third to seventh"),
+        ("on June 10\u201312, 2025 in Rome", "on June tenth to twelfth, twenty twenty-five, in Rome"),
+        ("runs 3-5 March.", "runs the third to the fifth of March."),
+        ("24th-26th December 2026", "the twenty-fourth to the twenty-sixth of December, twenty twenty-six"),
+        ("won 3-2 in May, on May 3-2", "won three to two in May, on May third two"),  # scores stay
+        # Months from one to another, and a weekday's short name before a day and its month.
+        ("open Apr-Oct. Closed", "open April to October. Closed"),
+        ("Jan\u2013Mar 2025, May - June", "January to March twenty twenty-five, May to June"),
+        ("Open Mon-Fri. Closed weekends.", "Open Monday to Friday. Closed weekends."),
+        ("Wed 5 Jun, Thu 12th Dec.", "Wednesday the fifth of June, Thursday the twelfth of December."),
+        ("the Mar-a-Lago club", "the Mar-a-Lago club"),
     ],
     "times": [
         ("9:30 pm", "nine thirty PM"),

@@ -20,6 +20,8 @@ from tray_reader.text.number_reading import (
     DAY,
     DAYS,
     ENDS_SENTENCE,
+    MONTH,
+    month_name,
     read_numbers,
     read_roman_numerals,
     unit_names,
@@ -895,6 +897,21 @@ _MENU_PATH = re.compile(
 
 _DAY_RANGE = re.compile(rf"(?i:\b{DAY}\s?[\u2013-]\s?{DAY})(?!\w)")
 """Days from one to another, "Mon–Fri", "Sat - Sun"."""
+_MONTH_RANGE = re.compile(rf"\b{MONTH}\s?[\u2013-]\s?{MONTH}(?!\w)")
+"""Months from one to another, "Apr-Oct", "January–March": to (it was "apract", "January,
+March")."""
+
+
+def _named_range(name: Callable[[str], str]) -> Replacement:
+    """Two days' or months' names, from one to the other, with the second's dot where it ends
+    the sentence ("Open Mon-Fri. Closed weekends": the dot was dropped with the short name's)."""
+
+    def said(m: re.Match[str]) -> str:
+        final = m.group().endswith(".") and re.match(ENDS_SENTENCE, m.string[m.end() :])
+        return f"{name(m[1])} to {name(m[2])}" + ("." if final else "")
+
+    return said
+
 
 _KEY_NAMES = {
     "/": "slash",
@@ -1010,12 +1027,13 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_PER_UNIT, lambda m: _PER_UNITS[m.group(1)]),
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
     (_GRADE_MINUS, r"\1\2 minus"),
+    (_MONTH_RANGE, _named_range(month_name)),
     (_OPTION_OR_OPTION, " or "),
     (_LONG_OPTION, " dash dash "),  # "--verbose"
     (_SHORT_OPTION, " dash "),  # "-v", "-la", "-print"
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
-    (_DAY_RANGE, lambda m: f"{DAYS[m.group(1).lower()]} to {DAYS[m.group(2).lower()]}"),  # "Mon–Fri"
+    (_DAY_RANGE, _named_range(lambda day: DAYS[day.lower()])),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
     (_SLASHED_CODES, _slashed_codes),
     (re.compile(r"\b[Ww]/(?=\s)|\bw/(?=[a-z]{2,}\b)"), "with "),  # "w/ milk", "w/cmake"

@@ -230,16 +230,26 @@ _MONTHS = {
     "nov": "November",
     "dec": "December",
 }
-_MONTH = (
+MONTH = (  # a month's name or short name, the group its text ("Sept", "June")
     r"(January|February|March|April|May|June|July|August|September|October|November|December"
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
 )
 _ORD_SUFFIX = r"(?:st|nd|rd|th)?"
-_DAY_MONTH_YEAR = re.compile(rf"(?<![\w.])([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b")
+_DAY_MONTH_YEAR = re.compile(rf"(?<![\w.])([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{MONTH}(?:,?\s+(\d{{4}}))?\b")
 """A day before its month, "3 May 2024"; not the end of a decimal ("coreutils 9.1 September 2022")."""
 _MONTH_DAY_YEAR = re.compile(
-    rf"\b{_MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d|\s?[°%])(?:,?\s+(\d{{4}})\b)?"
+    rf"\b{MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\b(?![:.,]\d|\s?[°%])(?:,?\s+(\d{{4}})\b)?"
 )
+_DAY_RANGE_MONTH = re.compile(
+    rf"(?<![\w.])([0-3]?\d){_ORD_SUFFIX}\s?[-\u2013]\s?([0-3]?\d){_ORD_SUFFIX}\s+(?:of\s+)?{MONTH}"
+    r"(?:,?\s+(\d{4}))?\b"
+)
+"""Days from one to another before their month, "3-5 March", "10–12 June 2025"."""
+_MONTH_DAY_RANGE = re.compile(
+    rf"\b{MONTH}\s+([0-3]?\d){_ORD_SUFFIX}\s?[-\u2013]\s?([0-3]?\d){_ORD_SUFFIX}\b"
+    r"(?![:.,]\d|\s?[°%])(?:,?\s+(\d{4})\b)?"
+)
+"""Days from one to another after their month, "Jan 3-7", "June 10–12, 2025"."""
 _ISO_DATE = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
 _ISO_DATE_TIME = re.compile(
     r"\b(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):([0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?(?![\w:])"
@@ -289,12 +299,13 @@ def _zone_offset(m: re.Match[str]) -> str:
     return f"{seconds} UTC {'plus' if sign == '+' else 'minus'} {spoken}"
 
 
-_WEEKDAY_BEFORE_DATE = re.compile(rf"\b{DAY}(?=,? (?:\d{{1,2}} )?{_MONTH} \d)")
+_WEEKDAY_BEFORE_DATE = re.compile(rf"\b{DAY}(?=,? (?:\d{{1,2}}{_ORD_SUFFIX} {MONTH}(?!\w)|{MONTH} \d))")
 """A weekday's short name before a date, as mail headers write them ("On Mon, Jan 5, 2024",
-"Sun, 5 Jan 2025"): its whole name."""
+"Sun, 5 Jan 2025"), also a day and month alone ("Wed 5 Jun"): its whole name."""
 
 
-def _month(name: str) -> str:
+def month_name(name: str) -> str:
+    """'Sept' -> 'September', 'jun' -> 'June'."""
     return _MONTHS.get(name.lower()[:4] if name.lower().startswith("sept") else name.lower()[:3], name)
 
 
@@ -318,14 +329,37 @@ def _day_month_year(m: re.Match[str]) -> str:
     day, month, year = m.groups()
     if not 1 <= int(day) <= 31:
         return m.group()
-    return f"{_the(m)}{numwords.ordinal(int(day))} of {_month(month)}" + _year_tail(m, year)
+    return f"{_the(m)}{numwords.ordinal(int(day))} of {month_name(month)}" + _year_tail(m, year)
 
 
 def _month_day_year(m: re.Match[str]) -> str:
     month, day, year = m.groups()
     if not 1 <= int(day) <= 31:
         return m.group()
-    return f"{_month(month)} {numwords.ordinal(int(day))}" + _year_tail(m, year)
+    return f"{month_name(month)} {numwords.ordinal(int(day))}" + _year_tail(m, year)
+
+
+def _days(first: str, last: str) -> bool:
+    """Whether two numbers are days of a month from one to another (not a score, "May 3-2")."""
+    return 1 <= int(first) < int(last) <= 31
+
+
+def _day_range_month(m: re.Match[str]) -> str:
+    """'3-5 March': the third to the fifth of March (it was "three-the fifth of March")."""
+    first, last, month, year = m.groups()
+    if not _days(first, last):
+        return m.group()
+    spoken = f"{numwords.ordinal(int(first))} to the {numwords.ordinal(int(last))} of {month_name(month)}"
+    return _the(m) + spoken + _year_tail(m, year)
+
+
+def _month_day_range(m: re.Match[str]) -> str:
+    """'Jan 3-7': January third to seventh (it was "January third seven")."""
+    month, first, last, year = m.groups()
+    if not _days(first, last):
+        return m.group()
+    spoken = f"{month_name(month)} {numwords.ordinal(int(first))} to {numwords.ordinal(int(last))}"
+    return spoken + _year_tail(m, year)
 
 
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
@@ -1180,6 +1214,8 @@ def read_numbers(text: str) -> str:
         (_DOTTED_TIME, _time),
         (_HOUR_AMPM, _hour),
         (_ISO_DATE, _iso_date),
+        (_DAY_RANGE_MONTH, _day_range_month),
+        (_MONTH_DAY_RANGE, _month_day_range),
         (_DAY_MONTH_YEAR, _day_month_year),
         (_MONTH_DAY_YEAR, _month_day_year),
     ):
