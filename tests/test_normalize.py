@@ -139,6 +139,23 @@ CASES = {
         ("1920x1080, 2560 \u00d7 1440", "nineteen twenty by ten eighty, twenty-five sixty by fourteen forty"),
         ("in 1080p or 720p", "in ten eighty p or seven twenty p"),
         ("take 2 x 500mg, 2x faster", "take two x five hundred milligrams, two times faster"),
+        # "x" between plain numbers before a noun is a size too; a sum and a variable stay.
+        (
+            "a 2 x 2 matrix, a 3x3 grid, a 4x4 truck",
+            "a two by two matrix, a three by three grid, a four by four truck",
+        ),
+        (
+            "16x16 and 32x32 icons, at 0x01",
+            "sixteen by sixteen and thirty-two by thirty-two icons, at zero x zero one",
+        ),
+        (
+            "3 x 4 = 12, 2 x 3 is 6, 2 x 4 packs",
+            "three x four equals twelve, two x three is six, two x four packs",
+        ),
+        (
+            "solve 2x + 3 = 7, y = 2x, 2x - 1 = 5",
+            "solve two x plus three equals seven, y equals two x, two x minus one equals five",
+        ),
     ],
     "heights": [
         ("He is 5'11\", she is 6' 2\"", "He is five feet eleven inches, she is six feet two inches"),

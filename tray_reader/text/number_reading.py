@@ -185,8 +185,18 @@ _SCREEN_SIZE = re.compile(r"(?<![\w.])(\d{3,4}) ?[x\u00d7] ?(\d{3,4})(?!\w|[.,]\
 """A screen's or a picture's size in pixels, "1920x1080": "nineteen twenty by ten eighty"."""
 _VIDEO_LINES = re.compile(r"(?<![\w.])(240|360|480|576|720|1080|1440|2160|4320)([pi])\b")
 """A video's lines, "1080p", "720p": "ten eighty p" (it was "one thousand eighty p")."""
-_TIMES = re.compile(r"\b(\d+(?:\.\d+)?)x\b")
-"""'2x faster'."""
+_TIMES = re.compile(r"(?<![=+*/(-] )(?<![=+*/(-])\b(\d+(?:\.\d+)?)x\b(?!\s*(?:[-+=*/<>)]|minus\b))")
+"""'2x faster': times; not a term of an equation ("solve 2x + 3 = 7", "y = 2x": two x)."""
+_SIZE_BEFORE_NOUN = re.compile(
+    r"(?<![\w.$\u20ac\u00a3\u00a5-])([1-9]\d{0,2})(?: [x\u00d7] |[x\u00d7])(?=[1-9]\d{0,2}"
+    r" (?:(?!(?:is|are|was|were|equals|makes|gives|and|or|plus|minus|times|divided|of|to|per"
+    r"|(?:pack|can|bottle|box|bag|tablet|pill|capsule|dose|serving|cup|glass)(?:s|es)?)\b)[a-z]{3,}"
+    r"|(?:and|or) [1-9]\d{0,2} ?[x\u00d7] ?\d))"
+)
+"""The first of two numbers with "x" between them before a noun, a size ("a 2 x 2 matrix", "a 3x3
+grid", "a 4x4 truck", "5x5 workouts", "16x16 and 32x32 icons"): by (it was "two x two"). A sum stays ("3 x 4 = 12",
+"2 x 3 is 6"), a weight or a count after ("2 x 500mg", "2 x 4 packs"), a hex number ("0x01") and a name ("3 x86
+tests")."""
 
 
 def _ampm(m: re.Match[str], letter: str | None) -> str:
@@ -1167,7 +1177,9 @@ def read_numbers(text: str) -> str:
         return text
     text = _WEEKDAY_BEFORE_DATE.sub(lambda m: DAYS[m.group(1).lower()], text)
     text = _DOTTED_ZONED_TIME.sub(r"\1:\2", text)
-    text = re.sub(r"(?<=\d) - (?=\d+(?:\.\d+)? ?=)", " minus ", text)  # "5 - 3 = 2" (no dash pause)
+    text = re.sub(
+        r"(?:(?<=\d)|(?<=\d[a-z])) - (?=\d+(?:\.\d+)? ?=)", " minus ", text
+    )  # "5 - 3 = 2", "2x - 1 = 5"
     text = _ZONE_OFFSET.sub(_zone_offset, text)
     if "(" in text:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
@@ -1180,6 +1192,7 @@ def read_numbers(text: str) -> str:
             lambda m: f"{numwords.name_number(m[1])} by {numwords.name_number(m[2])}", text
         )
         text = _BY.sub(lambda m: f"{m[1]}{m[2] or ''} by ", text)
+        text = _SIZE_BEFORE_NOUN.sub(r"\1 by ", text)
     text = _VIDEO_LINES.sub(lambda m: f"{numwords.name_number(m[1])} {m[2]}", text)
     text = re.sub(r"(?<![\w/])24/7(?![\w/])", "twenty-four seven", text)
     text = re.sub(r"(?<![\w/])9/11(?![\w/])", "nine eleven", text)
