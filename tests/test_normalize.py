@@ -200,6 +200,15 @@ CASES = {
         ("Jan\u2013Mar 2025, May - June", "January to March twenty twenty-five, May to June"),
         ("Open Mon-Fri. Closed weekends.", "Open Monday to Friday. Closed weekends."),
         ("Wed 5 Jun, Thu 12th Dec.", "Wednesday the fifth of June, Thursday the twelfth of December."),
+        # A month's short name before a year alone: the whole name, and the year as a year.
+        (
+            "released in Dec 2024, Sept 2023 and Jan. 2020.",
+            "released in December twenty twenty-four, September twenty twenty-three and January twenty twenty.",
+        ),
+        (
+            "Dec 2024 was cold; Mar 2024 sales",
+            "December twenty twenty-four was cold; March twenty twenty-four sales",
+        ),
         ("the Mar-a-Lago club", "the Mar-a-Lago club"),
     ],
     "times": [

@@ -260,6 +260,13 @@ _MONTH_DAY_RANGE = re.compile(
     r"(?![:.,]\d|\s?[°%])(?:,?\s+(\d{4})\b)?"
 )
 """Days from one to another after their month, "Jan 3-7", "June 10–12, 2025"."""
+_MONTH_YEAR = re.compile(
+    r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT?|OCT|NOV|DEC)\.?"
+    r" ((?:1[6-9]|20)\d\d)(?![\w%]|[.,]\d)"
+)
+"""A month's short name before a year alone, "Dec 2024", "Sept 2023", "Jan. 2020": its whole name
+and the year as a year ("Dec 2024 was cold": it was "Dec twenty twenty-four", "Dec two
+thousand twenty-four")."""
 _ISO_DATE = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
 _ISO_DATE_TIME = re.compile(
     r"\b(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):([0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?(?![\w:])"
@@ -1233,6 +1240,7 @@ def read_numbers(text: str) -> str:
         (_MONTH_DAY_YEAR, _month_day_year),
     ):
         text = rx.sub(sub, text)
+    text = _MONTH_YEAR.sub(lambda m: f"{month_name(m[1])} {numwords.year(int(m[2]))}", text)
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
     text = _NUMBERED.sub(
