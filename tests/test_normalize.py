@@ -726,6 +726,10 @@ CASES = {
         ("Open Mon\u2013Fri, Sat - Sun closed", "Open Monday to Friday, Saturday to Sunday closed"),
         ("tea w/o sugar, w/ milk, in 5 mins", "tea without sugar, with milk, in five minutes"),
         (
+            "late b/c the bus broke. B/c of rain, a/b/c, a B/C grade",
+            "late because the bus broke. Because of rain, a or b or c, a B C grade",
+        ),
+        (
             "omg thx, idk what to say lol. btw imo it's fine, tbh.",
             "OMG thanks, IDK what to say LOL. BTW IMO it's fine, TBH.",
         ),

@@ -1035,6 +1035,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
     (_DAY_RANGE, _named_range(lambda day: DAYS[day.lower()])),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
+    (re.compile(r"(?<![\w/])([bB])/c(?![\w/])"), lambda m: "because" if m[1] == "b" else "Because"),  # "b/c"
     (_SLASHED_CODES, _slashed_codes),
     (re.compile(r"\b[Ww]/(?=\s)|\bw/(?=[a-z]{2,}\b)"), "with "),  # "w/ milk", "w/cmake"
     (re.compile(r"\s*&\s*"), " and "),
