@@ -450,7 +450,19 @@ CASES = {
     "measures before a noun": [
         ("a 2h race, a 5km run, a 10-km run", "a two-hour race, a five-kilometer run, a ten-kilometer run"),
         ("an 18 kg bag, a 2.5 GB file", "an eighteen-kilogram bag, a two point five-gigabyte file"),
-        ("the 5km run, a 5 km or so", "the five kilometers run, a five kilometers or so"),
+        ("the 5km run, a 5 km or so", "the five-kilometer run, a five kilometers or so"),
+        # After "the", alone before a plural noun, and before a name in capitals too.
+        (
+            "the 100m sprint, 2cm cubes, a 512GB SSD, 500mg tablets",
+            "the one hundred-meter sprint, two-centimeter cubes, a five hundred twelve-gigabyte SSD, "
+            "five hundred-milligram tablets",
+        ),
+        # A quantity stays plural.
+        (
+            "it is 100m long, we ran 5km today, costs 2GB of data, the 2GB we saved",
+            "it is one hundred meters long, we ran five kilometers today, costs two gigabytes of data, "
+            "the two gigabytes we saved",
+        ),
         ("a 10 m\u00b2 flat, a 2 m\u00b3 tank", "a ten-square-meter flat, a two-cubic-meter tank"),
         (
             "10 m\u00b2 of floor; the flat is 10 m\u00b2.",

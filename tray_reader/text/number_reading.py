@@ -515,10 +515,44 @@ _NOUN_AFTER = r" (?!(?:of|or|and|to|by|per|in|on|at|for|from|with|is|was)\b)[a-z
 """What follows a measure that describes a noun ("a 5 km trail"): a word, but none that makes the
 measure a quantity ("a 5 km or so", "a 10 m\u00b2 of floor")."""
 _UNIT_BEFORE_NOUN = re.compile(
-    r"\b([Aa]n? )(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")(?![\w/])(?=" + _NOUN_AFTER + ")"
+    r"(?:\b([Aa]n? |[Tt]he )|(?<![\w.,$\u20ac\u00a3\u00a5-]))(\d+(?:\.\d+)?)(?:\s?|-)(" + _UNIT_SYMBOLS + r")"
+    r"(?![\w/])(?= ([A-Za-z][\w'-]*))"
 )
-"""A measure that describes the noun after it, "a 2h race", "a 5km run": one word, in the
-singular ("a two-hour race"). Only after "a" or "an", which cannot count the plural."""
+"""A measure before a word, which `_unit_before_noun` reads as describing it where it is a noun."""
+_NOT_DESCRIBED = frozenset(
+    {
+        *("of", "or", "and", "to", "by", "per", "in", "on", "at", "for", "from", "with", "into", "than"),
+        *("is", "are", "was", "were", "be", "been", "will", "would", "can", "could", "should", "may"),
+        *("might", "must", "has", "have", "had", "do", "does", "did", "that", "which", "who", "we", "you"),
+        *("they", "he", "she", "it", "i", "a", "an", "the", "my", "your", "our", "their", "his", "her"),
+        *("its", "this", "these", "those", "every", "each", "last", "next", "as", "but", "if", "when"),
+        *("long", "wide", "tall", "high", "deep", "thick", "away", "across", "apart", "ahead", "behind"),
+        *("more", "less", "left", "remaining", "total", "later", "earlier", "ago", "too", "so", "then"),
+        *("now", "today", "yesterday", "tomorrow", "tonight", "there", "here", "up", "down", "off", "out"),
+        *("over", "under", "only", "just", "already", "still", "yet", "again", "before", "after", "around"),
+        *("about", "faster", "slower", "further", "farther", "daily", "free", "uphill", "downhill"),
+    }
+)
+"""Words after "the" and a measure, or after a measure alone, that make the measure a quantity
+("the 5km we ran", "it is 100m long", "we ran 5km today", "the 2GB left")."""
+_NOT_PLURAL_NOUNS = frozenset(
+    {
+        *("has", "was", "is", "as", "its", "yes", "this", "thus", "plus", "perhaps", "besides"),
+        *("always", "sometimes", "towards", "afterwards", "whereas", "nowadays", "costs", "equals"),
+        *("weighs", "needs", "uses", "requires", "lies", "takes", "makes", "means", "seems", "remains"),
+        *("gets", "goes", "does", "runs", "lasts", "counts", "matters", "helps", "works", "feels"),
+        *("looks", "sounds", "depends", "fits", "holds", "adds", "gives", "saves", "becomes", "comes"),
+    }
+)
+"""Words ending in "s" that are no plural noun ("5km is", "2GB costs")."""
+_COUNTED_IN_MILLIONS = frozenset(
+    {
+        *("users", "people", "customers", "subscribers", "viewers", "views", "visitors", "downloads"),
+        *("followers", "votes", "jobs", "homes", "households", "residents", "players", "copies"),
+        *("members", "accounts", "devices", "installs", "streams", "barrels", "tonnes", "tons", "shares"),
+    }
+)
+"""Plurals after which an "m" is millions, not meters ("5m users"): not read as a measure here."""
 _ARTICLE_BEFORE = re.compile(r"\b[Aa]n? $")
 _NOUN_AFTER_MEASURE = re.compile(_NOUN_AFTER)
 
@@ -552,11 +586,26 @@ def _ago(m: re.Match[str]) -> str:
 
 
 def _unit_before_noun(m: re.Match[str]) -> str:
-    article, amount, unit = m.groups()
+    """A measure that describes the noun after it: one word, in the singular ("a 2h race": a
+    two-hour race, "the 100m sprint": the one hundred-meter sprint, "a 512GB SSD"; it was "one
+    hundred meters sprint"). After "a" or "an", which cannot count the plural, before any word
+    that does not make the measure a quantity ("a 5 km or so"); after "the", before a word
+    that is no quantity's ("the 5km we ran"); alone, before a plural noun or a name in
+    capitals ("2cm cubes", "500mg tablets", "8GB RAM"), not where it is a quantity ("it is
+    100m long", "we ran 5km today", "costs 2GB of data")."""
+    article, amount, unit, word = m.groups()
     one = _UNITS[unit][0]
-    if " per " in one:
-        return m.group()  # "a 5 m/s wind", "a 100 Mbps link"
-    return article + _measure_before_noun(amount, one)
+    if " per " in one or (unit == "m" and word in _COUNTED_IN_MILLIONS):
+        return m.group()  # "a 5 m/s wind", "a 100 Mbps link"; "5m users"
+    capitals = len(word) > 1 and word[:2].isupper()
+    if article and article[0] in "Aa":
+        describes = _NOUN_AFTER_MEASURE.match(m.string, m.end()) is not None or word[0].isupper()
+    elif article:
+        describes = word.lower() not in _NOT_DESCRIBED and word != "I"
+    else:
+        plural = re.fullmatch(r"[a-z]+s", word) is not None and not re.search(r"(?:ss|us|is|ous|ways)$", word)
+        describes = capitals or (plural and word not in _NOT_PLURAL_NOUNS)
+    return (article or "") + _measure_before_noun(amount, one) if describes else m.group()
 
 
 def _measure_before_noun(amount: str, one: str) -> str:
