@@ -306,6 +306,16 @@ def test_lead_the_verb_is_said_like_leed(phonemizer, text):
         ("I read books every day when I was young.", "ɹˈɛd"),
         ("We love live music.", "lˈIv"),
         ("I live here.", "lˈɪv"),
+        # 'live' after a verb of watching or showing; the verb where the words after make it so.
+        ("We watched it live on TV.", "lˈIv"),
+        ("I saw it live.", "lˈIv"),
+        ("It airs live on Sunday.", "lˈIv"),
+        ("I watched them live their lives.", "lˈɪv"),
+        ("People who watch TV live longer.", "lˈɪv"),
+        # 'lead' the metal before what is said of the metal; a team's lead stays.
+        ("Lead is a heavy metal.", "lˈɛd ɪz"),
+        ("Lead is toxic to children.", "lˈɛd ɪz"),
+        ("Our team lead is toxic.", "lˈid ɪz"),
         ("The wind is cold.", "wˈɪnd"),
         ("Wind the clock.", "wˈInd"),
         ("Close the door.", "klˈOz"),

@@ -151,6 +151,31 @@ _LEAD_AFTER_OF = re.compile(
 _LEAD_BEFORE_METAL_WORD = re.compile(
     r"(?i)(?<![\w\[-])lead(?=\s+(?:pipes?|piping|poisoning|paints?|pollution|contamination|exposure|oxide|solder|ore)\b)"
 )
+_LEAD_IS_METAL = re.compile(
+    r"(?<![\w\[-])(\w+\s+)?\b([Ll]ead)(?=\s+(?:is|was|are|were|has been)\s+(?:[\w,-]+\s+){0,4}?"
+    r"(?:metals?|elements?|toxic|poisonous|neurotoxins?|dense|malleable)\b)"
+)
+"""'Lead is a heavy metal', 'lead is toxic': the metal, where no word before makes it a noun of
+leading ('our team lead is toxic', 'the lead is a metal detector')."""
+_BEFORE_METAL_LEAD = frozenset(
+    {
+        "and",
+        "or",
+        "like",
+        "as",
+        "that",
+        "because",
+        "since",
+        "but",
+        "while",
+        "how",
+        "why",
+        "if",
+        "when",
+        "where",
+    }
+)
+"""Words before 'lead is ... metal' that leave it the metal ('why lead is toxic')."""
 _LEAD_COMPOUND = re.compile(r"(?i)(?<![\w\[-])lead(?=-(?:based|acid|lined|glazed)\b)")
 """'lead-based': misaki said the verb's vowel; 'lead-free' it says right already."""
 METAL_LEAD = "l\u02c8\u025bd"
@@ -162,13 +187,21 @@ stresses "lead-acid"."""
 
 def said_as_metal(text: str) -> str:
     """'lead' the metal where the words around say so ("made of lead", "lead pipes", "lead
-    poisoning", "lead-based paint"), in misaki's '[word](/phonemes/)' form; the verb and the
+    poisoning", "lead-based paint", "Lead is a heavy metal"), in misaki's '[word](/phonemes/)' form; the verb and the
     noun of leading ("lead the way", "take the lead", "leads to") stay as misaki says them."""
     if "lead" not in text.lower():
         return text
     text = _LEAD_AFTER_OF.sub(lambda m: f"[{m.group()}](/{METAL_LEAD}/)", text)
     text = _LEAD_BEFORE_METAL_WORD.sub(lambda m: f"[{m.group()}](/{METAL_LEAD}/)", text)
+    text = _LEAD_IS_METAL.sub(_metal_lead, text)
     return _LEAD_COMPOUND.sub(lambda m: f"[{m.group()}](/{METAL_LEAD_IN_COMPOUND}/)", text)
+
+
+def _metal_lead(m: re.Match[str]) -> str:
+    before, lead = m.groups()
+    if before and before.strip().lower() not in _BEFORE_METAL_LEAD:
+        return m.group()
+    return f"{before or ''}[{lead}](/{METAL_LEAD}/)"
 
 
 MIN_PART_LETTERS = 3

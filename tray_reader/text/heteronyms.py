@@ -36,6 +36,8 @@ READ_PRESENT = "ɹˈid"
 READ_PAST = "ɹˈɛd"
 """'read' as 'reed' and as 'red', the lexicon's."""
 
+LIVE_ADJECTIVE = "lˈIv"
+"""'live' rhyming with 'five', the lexicon's adjective ('live music')."""
 SENTENCE_STARTS = frozenset({".", "!", "?", ":", ";", '"', "“", "(", "``"})
 """Tokens after which a word begins a sentence (or a quoted one)."""
 OBJECT_TAGS = frozenset({"DT", "PRP", "PRP$"})
@@ -90,6 +92,31 @@ TIMES = frozenset(
 """Words for a time: after 'last' a past ('last week'), after 'every' or 'each' a habit."""
 SPAN_BEFORE = frozenset({"for", "in", "within", "after", "about", "over", "than", "half"})
 """Words before 'a week' that make it a span ('for a week'), not a rate ('fifty books a year')."""
+
+SHOWING = frozenset(
+    {
+        *("broadcast", "broadcasts", "broadcasting", "air", "airs", "aired", "airing", "stream", "streams"),
+        *("streamed", "streaming", "televised", "go", "goes", "went", "gone", "going"),
+    }
+)
+"""Verbs after which 'live' is how a thing is shown ('airs live', 'went live'), never the verb."""
+WATCHING = frozenset(
+    {
+        *("watch", "watches", "watched", "watching", "see", "sees", "saw", "seen", "seeing", "catch"),
+        *("catches", "caught", "hear", "heard", "follow", "followed"),
+    }
+)
+"""Verbs after which 'live' is how a thing was seen ('we watched it live.', 'saw them live in
+concert'), where the words after it do not make it the verb ('watched them live their lives')."""
+LIVE_OBJECTS = frozenset({"it", "them", "him", "her", "us", "me", "you", "this", "that", "everything"})
+MEDIA = frozenset(
+    {
+        *("tv", "air", "television", "radio", "stage", "camera", "youtube", "twitch", "screen", "stream"),
+        *("concert", "person"),
+    }
+)
+"""What a thing is shown on or seen in: 'live on TV', 'live on air', 'saw them live in concert'."""
+LIVE_TIMES = frozenset({"tonight", "today", "now", "online", "again", "yesterday", "from"})
 
 
 def resolve(tokens: list[Any]) -> list[Any]:
@@ -243,6 +270,33 @@ def _read(tokens: Sequence[Any], i: int) -> str | None:
     return READ_PRESENT if habit or _tag(tokens, k) == "NNS" else None
 
 
+def _live(tokens: Sequence[Any], i: int) -> str | None:
+    """'live' rhyming with 'five' after a verb of showing ('airs live on Sunday'), and after a
+    verb of watching, with its object ('we watched it live', 'saw them live in concert'),
+    where the clause ends or a medium or a time follows ('live on TV', 'live tonight'); the
+    verb stays ('I live here', 'watched them live their lives', 'to live on stage')."""
+    j = i - 1
+    if _word(tokens, j) in LIVE_OBJECTS:
+        j -= 1
+    elif _tag(tokens, j) in NOUN_TAGS | {"NNP", "NNPS"}:
+        j -= 1  # 'the game', 'Radiohead'
+        if _tag(tokens, j) in OBJECT_TAGS:
+            j -= 1
+    if _word(tokens, i - 1) in SHOWING:
+        return LIVE_ADJECTIVE
+    if _word(tokens, j) not in WATCHING or j == i - 1:
+        return None
+    after = _word(tokens, i + 1)
+    if (
+        i + 1 >= len(tokens)
+        or tokens[i + 1].text in CLAUSE_ENDS | {","}
+        or after in LIVE_TIMES
+        or (after in ("on", "in", "at") and (_word(tokens, i + 2) in MEDIA or _tag(tokens, i + 2) == "NNP"))
+    ):
+        return LIVE_ADJECTIVE
+    return None
+
+
 RULES: dict[str, Callable[[Sequence[Any], int], str | None]] = {
     "polish": _polish,
     "minute": _minute,
@@ -252,6 +306,7 @@ RULES: dict[str, Callable[[Sequence[Any], int], str | None]] = {
     "row": _row,
     "bow": _bow,
     "read": _read,
+    "live": _live,
 }
 """A heteronym in lower case -> the rule giving its phonemes from its neighbours, or None
 where they do not decide."""
