@@ -187,8 +187,9 @@ stresses "lead-acid"."""
 
 def said_as_metal(text: str) -> str:
     """'lead' the metal where the words around say so ("made of lead", "lead pipes", "lead
-    poisoning", "lead-based paint", "Lead is a heavy metal"), in misaki's '[word](/phonemes/)' form; the verb and the
-    noun of leading ("lead the way", "take the lead", "leads to") stay as misaki says them."""
+    poisoning", "lead-based paint", "Lead is a heavy metal"), in misaki's '[word](/phonemes/)'
+    form; the verb and the noun of leading ("lead the way", "take the lead", "leads to") stay as
+    misaki says them."""
     if "lead" not in text.lower():
         return text
     text = _LEAD_AFTER_OF.sub(lambda m: f"[{m.group()}](/{METAL_LEAD}/)", text)
