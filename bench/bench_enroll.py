@@ -81,6 +81,7 @@ from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
 from tray_reader.voices.preprocess import prepare  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
+from tray_reader.voices.style_fit import FitSettings  # noqa: E402
 
 ASTERISK = "/usr/share/asterisk/sounds"
 CODEC2 = "/usr/share/codec2/wav"
@@ -326,11 +327,11 @@ def main() -> int:
         help="clip A's length (asterisk speakers; 14 before the longer passage)",
     )
     ap.add_argument("--fit-steps", type=int, default=EnrollSettings.fit_steps)
-    ap.add_argument("--fit-dims", type=int, default=EnrollSettings.fit_dims)
-    ap.add_argument("--fit-channel-order", type=int, default=EnrollSettings.fit_channel_order)
+    ap.add_argument("--fit-dims", type=int, default=FitSettings.dims)
+    ap.add_argument("--fit-channel-order", type=int, default=FitSettings.channel_order)
     ap.add_argument("--fit-seconds", type=float, default=EnrollSettings.fit_seconds)
-    ap.add_argument("--fit-max-norm", type=float, default=EnrollSettings.fit_max_norm)
-    ap.add_argument("--fit-first-step", type=float, default=EnrollSettings.fit_first_step)
+    ap.add_argument("--fit-max-norm", type=float, default=FitSettings.max_norm)
+    ap.add_argument("--fit-first-step", type=float, default=FitSettings.first_step)
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -362,10 +363,12 @@ def main() -> int:
             budget_seconds=args.budget,
             fit_steps=args.fit_steps,
             fit_seconds=args.fit_seconds,
-            fit_dims=args.fit_dims,
-            fit_channel_order=args.fit_channel_order,
-            fit_max_norm=args.fit_max_norm,
-            fit_first_step=args.fit_first_step,
+            fit=FitSettings(
+                dims=args.fit_dims,
+                channel_order=args.fit_channel_order,
+                max_norm=args.fit_max_norm,
+                first_step=args.fit_first_step,
+            ),
             exclude=exclude,
             seed=args.seed,
         )

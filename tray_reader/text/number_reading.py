@@ -193,10 +193,10 @@ _SIZE_BEFORE_NOUN = re.compile(
     r"|(?:pack|can|bottle|box|bag|tablet|pill|capsule|dose|serving|cup|glass)(?:s|es)?)\b)[a-z]{3,}"
     r"|(?:and|or) [1-9]\d{0,2} ?[x\u00d7] ?\d))"
 )
-"""The first of two numbers with "x" between them before a noun, a size ("a 2 x 2 matrix", "a 3x3
-grid", "a 4x4 truck", "5x5 workouts", "16x16 and 32x32 icons"): by (it was "two x two"). A sum stays ("3 x 4 = 12",
-"2 x 3 is 6"), a weight or a count after ("2 x 500mg", "2 x 4 packs"), a hex number ("0x01") and a name ("3 x86
-tests")."""
+"""The first of two numbers with "x" between them before a noun, a size ("a 2 x 2 matrix", "a
+3x3 grid", "a 4x4 truck", "5x5 workouts", "16x16 and 32x32 icons"): by (it was "two x two"). A
+sum stays ("3 x 4 = 12", "2 x 3 is 6"), a weight or a count after ("2 x 500mg", "2 x 4 packs"),
+a hex number ("0x01") and a name ("3 x86 tests")."""
 
 
 def _ampm(m: re.Match[str], letter: str | None) -> str:

@@ -61,6 +61,7 @@ from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 from tray_reader.voices.stock_profiles import StockProfiles
+from tray_reader.voices.style_fit import FitSettings, StyleFit
 
 if TYPE_CHECKING:
     from tray_reader.speech.engine import KokoroEngine
@@ -118,14 +119,8 @@ class EnrollSettings:
     recording gives the same voice (unless the cap above cuts it; the voice's info says so)."""
     fit_steps: int = 120
     """SPSA steps of the style fit (a count, for the same reason)."""
-    fit_dims: int = 16
-    """Principal directions of the stock timbres the style fit moves along."""
-    fit_channel_order: int = 3
-    """What the fit's loss takes for the channel (`style_fit.FitSettings.channel_order`)."""
-    fit_max_norm: float = 1.5
-    """Largest change the style fit makes (`style_fit.FitSettings.max_norm`)."""
-    fit_first_step: float = 1.2
-    """Length of the style fit's first step (`style_fit.FitSettings.first_step`)."""
+    fit: FitSettings = field(default_factory=FitSettings)
+    """How the style fit searches (its seed and step count are the two above's)."""
     top_k: int = 5
     """How many nearest stock voices the initial blend mixes (3..8)."""
     temperature: float = 0.02
@@ -767,7 +762,6 @@ def _fit_style(
     pace: _Pace,
 ) -> tuple[Candidate, int]:
     """The fitted style as a candidate, and the SPSA steps run."""
-    from tray_reader.voices.style_fit import FitSettings, StyleFit
 
     ids = [i for chunk in renderer.ids(" ".join(texts)) for i in chunk]
     fit = StyleFit(
@@ -775,14 +769,7 @@ def _fit_style(
         ids,
         build_pack(start),
         fit16k,
-        FitSettings(
-            dims=settings.fit_dims,
-            channel_order=settings.fit_channel_order,
-            max_norm=settings.fit_max_norm,
-            first_step=settings.fit_first_step,
-            seed=settings.seed,
-            max_steps=settings.fit_steps,
-        ),
+        dataclasses.replace(settings.fit, seed=settings.seed, max_steps=settings.fit_steps),
     )
     deadline = time.monotonic() + settings.fit_seconds
 
