@@ -332,6 +332,13 @@ def main() -> int:
     ap.add_argument("--fit-seconds", type=float, default=EnrollSettings.fit_seconds)
     ap.add_argument("--fit-max-norm", type=float, default=FitSettings.max_norm)
     ap.add_argument("--fit-first-step", type=float, default=FitSettings.first_step)
+    ap.add_argument(
+        "--fit-other-languages",
+        type=int,
+        choices=(0, 1),
+        default=int(FitSettings.other_languages),
+        help="1: the fit's subspace also spans Kokoro's voices for other languages",
+    )
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -368,6 +375,7 @@ def main() -> int:
                 channel_order=args.fit_channel_order,
                 max_norm=args.fit_max_norm,
                 first_step=args.fit_first_step,
+                other_languages=bool(args.fit_other_languages),
             ),
             exclude=exclude,
             seed=args.seed,

@@ -2,7 +2,7 @@
 
 The manifest (``models/manifest.json``) is the single list of third-party data. Nothing is
 downloaded: the Kokoro model is joined in memory from four pinned packages, the embedder
-comes from a pinned package, vocab and stock voice packs live under ``models/``.
+comes from a pinned package, vocab and the voice packs live under ``models/``.
 """
 
 from __future__ import annotations
@@ -155,7 +155,23 @@ def stock_voices() -> list[StockVoice]:
 
 def stock_pack(name: str) -> np.ndarray:
     """A stock voice pack, float32 [510, 1, 256], checked against the manifest."""
-    for entry in manifest()["voices"]["files"]:
+    return _pack("voices", name)
+
+
+def other_voices() -> list[str]:
+    """Kokoro's voices for other languages than English. Never read with (the front end
+    speaks English); enrolment's style fit learns from their timbre halves where real
+    voices differ (`style_fit.subspace`)."""
+    return [Path(entry["file"]).stem for entry in manifest().get("other_voices", {}).get("files", [])]
+
+
+def other_pack(name: str) -> np.ndarray:
+    """The pack of one of `other_voices`, checked against the manifest."""
+    return _pack("other_voices", name)
+
+
+def _pack(key: str, name: str) -> np.ndarray:
+    for entry in manifest()[key]["files"]:
         if Path(entry["file"]).stem == name:
             data = _checked_data_file(entry["file"], entry["sha256"])
             return np.frombuffer(data, dtype=np.float32).reshape(PACK_SHAPE).copy()
@@ -184,6 +200,18 @@ def verify_all() -> list[tuple[str, str]]:
         except ModelFileError as e:
             bad.append(str(e))
     rows.append((f"{len(stock_voices())} stock voice packs", "ok" if not bad else "; ".join(bad)))
+    other_bad = []
+    for name in other_voices():
+        try:
+            other_pack(name)
+        except ModelFileError as e:
+            other_bad.append(str(e))
+    rows.append(
+        (
+            f"{len(other_voices())} other languages' voice packs (enrolment)",
+            "ok" if not other_bad else "; ".join(other_bad),
+        )
+    )
     for key, what in (
         ("stock_embeddings", "stock voice profiles (enrolment)"),
         ("stock_word_errors", "stock voices' word errors (enrolment's check)"),

@@ -74,6 +74,8 @@ class FitSettings:
     """Stop after this many steps even if time is left."""
     seed: int = 0
     """Seed of the probe directions."""
+    other_languages: bool = False
+    """The subspace also spans Kokoro's voices for other languages (`subspace`)."""
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,13 @@ class FitResult:
 
 
 @cache
-def subspace(dims: int) -> tuple[np.ndarray, np.ndarray]:
-    """(directions [dims, 128] scaled by their spread, spreads [dims]) of the stock timbres."""
-    rows = np.stack(
-        [model_files.stock_pack(v.name)[:, 0, :TIMBRE].mean(axis=0) for v in model_files.stock_voices()]
-    )
+def subspace(dims: int, other_languages: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(directions [dims, 128] scaled by their spread, spreads [dims]) of the stock timbres,
+    with `other_languages` also those of Kokoro's voices for other languages."""
+    packs = [model_files.stock_pack(v.name) for v in model_files.stock_voices()]
+    if other_languages:
+        packs += [model_files.other_pack(name) for name in model_files.other_voices()]
+    rows = np.stack([p[:, 0, :TIMBRE].mean(axis=0) for p in packs])
     centred = rows - rows.mean(axis=0)
     _u, s, vt = np.linalg.svd(centred.astype(np.float64), full_matrices=False)
     spread = s[:dims] / np.sqrt(max(1, len(rows) - 1))
@@ -161,7 +165,7 @@ class StyleFit:
         self._lo, self._hi = lo, hi
         self._part_a = part_a
         self._row = start[len(ids), 0].copy()
-        self.directions, _ = subspace(settings.dims)
+        self.directions, _ = subspace(settings.dims, settings.other_languages)
         self.bands = _band_mask(fit16k)
         cut = int(len(fit16k) * 0.75)
         self.train = frames(fit16k[:cut], self.bands, settings.channel_order)
