@@ -333,6 +333,12 @@ def main() -> int:
     ap.add_argument("--fit-max-norm", type=float, default=FitSettings.max_norm)
     ap.add_argument("--fit-first-step", type=float, default=FitSettings.first_step)
     ap.add_argument(
+        "--other-timbres",
+        type=int,
+        default=EnrollSettings.other_timbres,
+        help="other languages' voices whose timbre is tried (0: the stock voices' only)",
+    )
+    ap.add_argument(
         "--fit-other-languages",
         type=int,
         choices=(0, 1),
@@ -352,6 +358,7 @@ def main() -> int:
     embedder = SpeakerEmbedder.load()
     judge = JudgeEncoder.load()
     profiles = stock_profiles.load()
+    others = stock_profiles.load_other()
     rows = []
     stock_renders: dict[str, np.ndarray] = {}
     for ref in args.refs.split(","):
@@ -377,6 +384,7 @@ def main() -> int:
                 first_step=args.fit_first_step,
                 other_languages=bool(args.fit_other_languages),
             ),
+            other_timbres=args.other_timbres,
             exclude=exclude,
             seed=args.seed,
         )
@@ -385,7 +393,7 @@ def main() -> int:
         text = clip_a_text(ref, args.clip_seconds) if args.text else None
         if args.text:
             print(f"{ref}: text {'given' if text else 'not known'}", flush=True)
-        final = match(rec, renderer, embedder, profiles, text, base)
+        final = match(rec, renderer, embedder, profiles, text, base, judge=judge, others=others)
         took = time.monotonic() - t0
         load = max(load, os.getloadavg()[0])
         cols = _columns(final)

@@ -61,12 +61,15 @@ def enrol(refs: list[str], seed: int) -> list[dict]:
     renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
     embedder = SpeakerEmbedder.load()
     profiles = stock_profiles.load()
+    others = stock_profiles.load_other()
     runs = []
     for ref in refs:
         (a, ra), (b, rb), exclude = be.clips(ref, renderer, 28.0)
         rec = prepare(a, ra)
         to_b = be.distance_to(prepare(b, rb).speech16k, embedder)
-        result = match(rec, renderer, embedder, profiles, None, EnrollSettings(exclude=exclude, seed=seed))
+        result = match(
+            rec, renderer, embedder, profiles, None, EnrollSettings(exclude=exclude, seed=seed), others=others
+        )
         assert result.verdict is not None
         candidates = []
         for c, j in zip(result.judged, result.verdict.judgements, strict=True):

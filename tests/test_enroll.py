@@ -33,7 +33,10 @@ def enroller(users_engine, phonemizer):
     from tray_reader.text.frontend import TextFrontEnd
 
     return Enroller(
-        VoiceRenderer(users_engine, TextFrontEnd(phonemizer)), SpeakerEmbedder.load(), stock_profiles.load()
+        VoiceRenderer(users_engine, TextFrontEnd(phonemizer)),
+        SpeakerEmbedder.load(),
+        stock_profiles.load(),
+        stock_profiles.load_other(),
     )
 
 
@@ -191,6 +194,39 @@ def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words
     )
     assert other_script.text is None and other_script.said is None
     assert "The text given has nothing the voices can say" in other_script.summary()
+
+
+def test_a_speaker_no_stock_voice_is_near_is_brought_nearer_by_another_languages_timbre(
+    enroller, no_recogniser
+):
+    """Kokoro's Italian voice if_sara reading English: the search tries the timbres of the
+    other languages' voices nearest the recording, and hers, beside the nearest stock voice's
+    prosody half, sounds more like the recording to the encoder than any English voice or
+    blend of them."""
+    r = enroller.renderer
+    recording = prepare(r.render(model_files.other_pack("if_sara"), 1.0, [TEXT_A]), 24_000)
+    settings = EnrollSettings(
+        budget_seconds=120,
+        fit_seconds=0,
+        total_seconds=float("inf"),
+        refit_rounds=0,
+        random_blends=0,
+        match_prosody=False,
+    )
+    result = match(
+        recording, r, enroller.embedder, enroller.profiles, TEXT_A, settings, others=enroller.others
+    )
+    tried = dict(result.tried)
+    hers = [s for label, s in tried.items() if label.startswith("timbre of if_sara (Italian voice)")]
+    assert len(hers) == 1
+    assert sum(label.startswith("timbre of ") for label in tried) == settings.other_timbres
+    english = [tried[f"stock {result.nearest_stock}"], tried["top-5 blend"]]
+    assert hers[0] > max(english) + 0.02
+    assert result.searched is not None and result.searched.timbre.get("if_sara", 0.0) >= 0.5
+    # Without them, nothing but the stock voices is tried.
+    alone = match(recording, r, enroller.embedder, enroller.profiles, TEXT_A, settings)
+    assert not any(label.startswith("timbre of ") for label, _ in alone.tried)
+    assert all(n in {v.name for v in model_files.stock_voices()} for n in alone.searched.timbre)
 
 
 def test_fit_simplex_recovers_a_convex_combination():

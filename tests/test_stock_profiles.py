@@ -80,3 +80,38 @@ def test_a_stock_voice_through_a_telephone_band_is_still_its_own_nearest(rendere
     rec = prepare(_telephone(renderer.render(model_files.stock_pack(voice), 1.0, [SPOKEN])), 24_000)
     assert 3300 < guard.band_top(guard.band_gain(rec.speech16k)) < 4100
     assert profiles.nearest(rec.speech16k, embedder) == voice
+
+
+def test_the_other_languages_voices_are_shipped_checked_and_profiled():
+    others = model_files.other_voices()
+    stock = {v.name for v in model_files.stock_voices()}
+    assert len(others) == 26 and not stock & set(others)
+    assert {model_files.language(n) for n in others} >= {"Spanish", "French", "Italian", "Hindi"}
+    sara = model_files.pack("if_sara")
+    assert sara.shape == model_files.PACK_SHAPE and np.array_equal(sara, model_files.other_pack("if_sara"))
+    assert np.array_equal(model_files.pack("af_heart"), model_files.stock_pack("af_heart"))
+    with pytest.raises(KeyError):
+        model_files.pack("xx_nobody")
+    rows = dict(model_files.verify_all())
+    assert rows["26 other languages' voice packs (enrolment)"] == "ok"
+    assert rows["other languages' voice profiles (enrolment)"] == "ok"
+    p = stock_profiles.load_other()
+    assert list(p.names) == others and np.allclose(p.band_tops, BAND_TOPS)
+    assert np.allclose(np.linalg.norm(p.embeddings, axis=1), 1, atol=1e-4)
+    # They are other voices than the stock ones: each one's nearest stock voice is further
+    # from it than that stock voice is from itself (a copy would be at cosine 1).
+    near = (p.embeddings @ stock_profiles.load().embeddings.T).max(axis=1)
+    assert near.max() < 0.99
+
+
+def test_joined_profiles_keep_each_voice_and_its_bands_and_refuse_two_bands():
+    p, q = _fake(3), _fake(2)
+    q = StockProfiles(("w0", "w1"), q.embeddings, q.f0, q.f0_spread, q.band_tops, q.band_embeddings)
+    j = p.joined(q)
+    assert j.names == ("v0", "v1", "v2", "w0", "w1")
+    assert np.array_equal(j.embeddings[3:], q.embeddings)
+    heard = p.for_band(3000.0).joined(q.for_band(3000.0))  # joined then heard, or heard then joined
+    assert np.array_equal(j.for_band(3000.0).embeddings, heard.embeddings)
+    assert np.array_equal(j.for_band(3000.0).embeddings[3:], q.for_band(3000.0).embeddings)
+    with pytest.raises(ValueError, match="different bands"):
+        p.for_band(3000.0).joined(q)

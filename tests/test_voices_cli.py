@@ -142,6 +142,18 @@ def _enrolled(method: str, settings: dict, fell_back: bool = False, cut_by_time:
             "style fitted to your recording, at your pitch (x1.10, range x0.97, speed 0.87);",
         ),
         (
+            "timbre of ef_dora (Spanish voice) with af_kore's prosody half",
+            {"timbre": {"ef_dora": 1.0}, "prosody": {"af_kore": 1.0}},
+            False,
+            "timbre of ef_dora, a voice made for Spanish, with af_kore's rhythm and intonation;",
+        ),
+        (
+            "random blend 3",
+            {"timbre": {"ff_siwis": 0.6, "bf_alice": 0.4}, "prosody": {"bf_alice": 1.0}},
+            False,
+            "blend of stock voices and voices made for other languages;",
+        ),
+        (
             "stock af_kore, your pitch x0.90 range x1.20 speed 1.00",
             {"pitch": 0.9, "pitch_range": 1.2},
             False,

@@ -141,15 +141,30 @@ class StockVoice:
     gender: str
 
 
-_LANG = {"a": "English (US)", "b": "English (UK)"}
+_LANG = {
+    "a": "English (US)",
+    "b": "English (UK)",
+    "e": "Spanish",
+    "f": "French",
+    "h": "Hindi",
+    "i": "Italian",
+    "j": "Japanese",
+    "p": "Portuguese (Brazil)",
+    "z": "Mandarin Chinese",
+}
 _GENDER = {"f": "female", "m": "male"}
+
+
+def language(name: str) -> str:
+    """The language a Kokoro voice was made for, from its name's first letter."""
+    return _LANG.get(name[:1], "?")
 
 
 def stock_voices() -> list[StockVoice]:
     out = []
     for entry in manifest()["voices"]["files"]:
         name = Path(entry["file"]).stem
-        out.append(StockVoice(name, _LANG.get(name[0], "?"), _GENDER.get(name[1], "?")))
+        out.append(StockVoice(name, language(name), _GENDER.get(name[1], "?")))
     return out
 
 
@@ -168,6 +183,14 @@ def other_voices() -> list[str]:
 def other_pack(name: str) -> np.ndarray:
     """The pack of one of `other_voices`, checked against the manifest."""
     return _pack("other_voices", name)
+
+
+def pack(name: str) -> np.ndarray:
+    """A voice pack by name: a stock voice's or one of `other_voices`."""
+    try:
+        return stock_pack(name)
+    except KeyError:
+        return other_pack(name)
 
 
 def _pack(key: str, name: str) -> np.ndarray:
@@ -214,6 +237,7 @@ def verify_all() -> list[tuple[str, str]]:
     )
     for key, what in (
         ("stock_embeddings", "stock voice profiles (enrolment)"),
+        ("other_embeddings", "other languages' voice profiles (enrolment)"),
         ("stock_word_errors", "stock voices' word errors (enrolment's check)"),
     ):
         try:

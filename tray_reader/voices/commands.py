@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tray_reader import model_files
 from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.files import sha256
 from tray_reader.speech.types import NEUTRAL
@@ -51,8 +52,8 @@ def confirm_consent(
 
 def made_by(info: VoiceInfo) -> str:
     """How an enrolled voice was made, in a few words: the recipe the guard kept (a stock
-    voice, a blend of stock voices, a style fitted to the recording) and, if it reads at the
-    speaker's pitch, that pitch."""
+    voice, a blend of stock voices, another language's voice's timbre, a style fitted to the
+    recording) and, if it reads at the speaker's pitch, that pitch."""
     found = info.scores.get("judged")
     judged: dict = found if isinstance(found, dict) else {}
     method = info.method
@@ -62,7 +63,19 @@ def made_by(info: VoiceInfo) -> str:
     elif method.startswith("fitted style"):
         recipe = "style fitted to your recording"
     else:
-        recipe = "blend of stock voices"
+        timbre = info.settings.get("timbre")
+        timbre = timbre if isinstance(timbre, dict) else {}
+        others = [n for n in timbre if n in set(model_files.other_voices())]
+        prosody = info.settings.get("prosody")
+        if method.startswith("timbre of ") and others:
+            lead = next(iter(prosody)) if isinstance(prosody, dict) and prosody else "a stock voice"
+            name = others[0]
+            recipe = (
+                f"timbre of {name}, a voice made for {model_files.language(name)}, "
+                f"with {lead}'s rhythm and intonation"
+            )
+        else:
+            recipe = "blend of stock voices" + (" and voices made for other languages" if others else "")
     prosody = info.prosody
     if prosody != NEUTRAL:
         recipe += (

@@ -9,6 +9,10 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    band (stock_profiles.for_band; every render below is embedded through that band too);
 2. a top-k softmax blend of the nearest stock packs (the initial blend), and a convex blend
    fitted so that the blend of the stock embeddings approaches the recording's embedding;
+   the timbre halves of Kokoro's voices for other languages nearest the recording by their
+   shipped profiles (`other_timbres`), each with the nearest stock voice's prosody half, and
+   those voices' timbres also in the fitted and random blends (their packs only lend timbre:
+   the nearest stock voice stays an English one, the guard's and the user's reference);
 3. the same timbre half (style dims 0-127, the decoder's) with the prosody half (dims
    128-255, the prosody predictor's) blended from the stock voices nearest in median pitch;
 4. speaking-rate matching (the `speed` setting) when the words of the recording are known;
@@ -131,6 +135,14 @@ class EnrollSettings:
     """Try convex blend weights fitted so the blend's embedding approaches the recording's."""
     refit_rounds: int = 3
     """Budget step: refit the blend to the goal moved by what the last fitted blend missed."""
+    other_timbres: int = 3
+    """How many of Kokoro's voices for other languages have their timbre half (dims 0-127,
+    beside the nearest stock voice's prosody half) tried, the nearest to the recording by
+    their shipped profiles (`stock_profiles.load_other`); all of them also join the fitted
+    and the random blends' timbres. Their accents are in the timbre: a Spanish, Italian or
+    Hindi speaker's voice can come nearer them than any English pack, and the guard's
+    recogniser check turns away those English is not understood in (docs/benchmarks.md).
+    0: the stock voices' only."""
     match_pitch: bool = True
     """Try the prosody half blended from voices of similar pitch."""
     match_rate: bool = True
@@ -304,7 +316,7 @@ class EnrollResult:
 def blend(weights: dict[str, float]) -> np.ndarray:
     pack = np.zeros(model_files.PACK_SHAPE, np.float32)
     for name, w in weights.items():
-        pack += np.float32(w) * model_files.stock_pack(name)
+        pack += np.float32(w) * model_files.pack(name)
     return pack
 
 
@@ -372,9 +384,11 @@ def match(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     judge: JudgeEncoder | None = None,
+    others: StockProfiles | None = None,
 ) -> EnrollResult:
     """Find the pack that sounds most like `recording` (see the module docstring); ``judge``
-    is the guard's second encoder (loaded here when not given)."""
+    is the guard's second encoder (loaded here when not given); ``others`` the profiles of
+    Kokoro's voices for other languages, whose timbres are tried (`other_timbres`)."""
     settings = settings or EnrollSettings()
     progress = progress or (lambda _f, _m: None)
     cancel = cancel or threading.Event()
@@ -394,6 +408,13 @@ def match(
     order = np.argsort(-sims)
     names = [profiles.names[i] for i in order]
     nearest = names[0]
+    # The timbres blends are made of: the stock voices', and the other languages' voices'.
+    others = (
+        others.for_band(guard.band_top(band)) if others is not None and settings.other_timbres > 0 else None
+    )
+    timbres = profiles if others is None else profiles.joined(others)
+    timbre_sims = timbres.embeddings.astype(np.float64) @ target.astype(np.float64)
+    timbre_names = [timbres.names[i] for i in np.argsort(-timbre_sims)]
 
     def step(fraction: float, message: str) -> None:
         progress(min(1.0, fraction), message)
@@ -434,7 +455,12 @@ def match(
 
     pace = _Pace(settings)
     # Renders the search plans: stock, blend, fitted blend, pitch, rate, refits, random blends.
-    planned = 5 + settings.refit_rounds + (settings.random_blends if settings.random_search else 0)
+    planned = (
+        5
+        + settings.refit_rounds
+        + (settings.random_blends if settings.random_search else 0)
+        + (settings.other_timbres if others is not None else 0)
+    )
 
     def elapsed_fraction() -> float:
         return pace(len(search.tried) / planned)
@@ -473,11 +499,11 @@ def match(
     deadline = began + search_cap
     pace.plan(search_cap, fit_cap, last_phase)
 
-    embeddings = profiles.embeddings.astype(np.float64)
+    embeddings = timbres.embeddings.astype(np.float64)
 
     def fitted_blend(goal: np.ndarray) -> dict[str, float]:
         fw = fit_simplex(embeddings, goal)
-        fitted = {profiles.names[i]: float(x) for i, x in enumerate(fw) if x > 1e-3}
+        fitted = {timbres.names[i]: float(x) for i, x in enumerate(fw) if x > 1e-3}
         total = sum(fitted.values())
         return {n: x / total for n, x in fitted.items()}
 
@@ -500,6 +526,23 @@ def match(
             stopped = True
             return True
         return time.monotonic() >= deadline
+
+    if others is not None:
+        near = np.argsort(-(others.embeddings.astype(np.float64) @ target.astype(np.float64)))
+        for j in near[: settings.other_timbres]:
+            if out_of_time():
+                break
+            other = others.names[j]
+            language = model_files.language(other)
+            c = Candidate(
+                f"timbre of {other} ({language} voice) with {nearest}'s prosody half",
+                {other: 1.0},
+                {nearest: 1.0},
+            )
+            step(elapsed_fraction(), f"trying the timbre of {other} ({language} voice)")
+            s, audio = search.score(c)
+            if s > best_sim:
+                best, best_sim, best_audio = c, s, audio
 
     if settings.match_pitch and not out_of_time():
         f0, _spread = pitch_stats(fit16k)
@@ -545,7 +588,7 @@ def match(
     i = 0
     if settings.random_search:
         rng = np.random.default_rng(settings.seed)
-        pool = names[: max(1, min(settings.search_k, len(names)))]
+        pool = timbre_names[: max(1, min(settings.search_k, len(timbre_names)))]
         while i < settings.random_blends and not out_of_time():
             i += 1
             centre = np.array([best.timbre.get(n, 0.0) for n in pool]) + 0.02
@@ -874,10 +917,18 @@ def file_sha256(path: Path) -> str:
 class Enroller:
     """Holds what enrolment needs loaded (engine, encoder, stock profiles); reusable."""
 
-    def __init__(self, renderer: VoiceRenderer, embedder: SpeakerEmbedder, profiles: StockProfiles) -> None:
+    def __init__(
+        self,
+        renderer: VoiceRenderer,
+        embedder: SpeakerEmbedder,
+        profiles: StockProfiles,
+        others: StockProfiles | None = None,
+    ) -> None:
         self.renderer = renderer
         self.embedder = embedder
         self.profiles = profiles
+        self.others = others
+        """Profiles of Kokoro's voices for other languages (`EnrollSettings.other_timbres`)."""
         self._judge: JudgeEncoder | None = None
 
     @property
@@ -897,7 +948,7 @@ class Enroller:
 
         engine = engine or KokoroEngine.load(threads)
         renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
-        return cls(renderer, SpeakerEmbedder.load(), stock_profiles.load())
+        return cls(renderer, SpeakerEmbedder.load(), stock_profiles.load(), stock_profiles.load_other())
 
     def comparison(self, result: EnrollResult, text: str = guard.JUDGE_TEXT) -> np.ndarray:
         """24 kHz audio of ``text`` said by the nearest stock voice, a pause, then by the
@@ -939,6 +990,7 @@ class Enroller:
             progress,
             cancel,
             self.judge,
+            self.others,
         )
         verdict = result.verdict
         judged: dict = {}

@@ -1,7 +1,10 @@
 """Precomputed profiles of the stock voices: speaker embedding and pitch of fixed renders.
 
 Made once with `python -m tray_reader.voices.stock_profiles` (renders PROFILE_SENTENCES with
-each stock voice) and shipped as models/stock_embeddings.npz, checked by its manifest entry.
+each stock voice) and shipped as models/stock_embeddings.npz, checked by its manifest entry;
+`python -m tray_reader.voices.stock_profiles --other` makes models/other_embeddings.npz, the
+same for Kokoro's voices for other languages (each pack whole, reading the same English), whose
+timbre halves enrolment tries (`load_other`).
 
 The speaker encoder hears a recording's band: a telephone or headset recording stops near
 3.4-4 kHz, and the stock voices' renders, which go to 8 kHz at 16 kHz, then all sound far
@@ -27,6 +30,7 @@ from tray_reader.voices.measure import pitch_stats
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 
 FILE = "stock_embeddings.npz"
+OTHER_FILE = "other_embeddings.npz"
 BAND_STEP = 62.5
 """Hz between the band tops profiled (four bins of guard.band_gain's spectrum)."""
 BAND_TOPS = np.arange(2500.0, 8000.0 - BAND_STEP / 2, BAND_STEP)
@@ -59,6 +63,20 @@ class StockProfiles:
             self.f0_spread[keep],
             self.band_tops,
             self.band_embeddings[:, keep],
+        )
+
+    def joined(self, other: StockProfiles) -> StockProfiles:
+        """These rows, then ``other``'s (both as heard through the same band: `for_band` the
+        same top first, or neither)."""
+        if not np.array_equal(self.band_tops, other.band_tops):
+            raise ValueError("profiles heard through different bands")
+        return StockProfiles(
+            self.names + other.names,
+            np.concatenate([self.embeddings, other.embeddings]),
+            np.concatenate([self.f0, other.f0]),
+            np.concatenate([self.f0_spread, other.f0_spread]),
+            self.band_tops,
+            np.concatenate([self.band_embeddings, other.band_embeddings], axis=1),
         )
 
     def for_band(self, top_hz: float) -> StockProfiles:
@@ -100,17 +118,19 @@ def below(top_hz: float) -> tuple[np.ndarray, np.ndarray]:
     return freqs, (freqs <= top_hz).astype(np.float64)
 
 
-def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
+def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder, other: bool = False) -> StockProfiles:
+    """Profiles of the stock voices (`other`: of Kokoro's voices for other languages)."""
+    voices = model_files.other_voices() if other else [v.name for v in model_files.stock_voices()]
     names, embs, f0s, spreads, bands = [], [], [], [], []
-    for v in model_files.stock_voices():
-        audio = renderer.render16k(model_files.stock_pack(v.name), 1.0, PROFILE_SENTENCES)
+    for name in voices:
+        audio = renderer.render16k(model_files.pack(name), 1.0, PROFILE_SENTENCES)
         f0, spread = pitch_stats(audio)
-        names.append(v.name)
+        names.append(name)
         embs.append(embedder.embed(audio))
         f0s.append(f0)
         spreads.append(spread)
         bands.append([embedder.embed(guard.limit_band(audio, below(top))) for top in BAND_TOPS])
-        print(f"{v.name}: profiled", file=sys.stderr, flush=True)
+        print(f"{name}: profiled", file=sys.stderr, flush=True)
     return StockProfiles(
         tuple(names),
         np.stack(embs),
@@ -121,9 +141,9 @@ def build(renderer: VoiceRenderer, embedder: SpeakerEmbedder) -> StockProfiles:
     )
 
 
-def load() -> StockProfiles:
+def load(key: str = "stock_embeddings") -> StockProfiles:
     """The shipped profiles, checked against the manifest."""
-    data = model_files.checked_data("stock_embeddings")
+    data = model_files.checked_data(key)
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
         bands = z["band_embeddings"].astype(np.float32)
         bands /= np.linalg.norm(bands, axis=-1, keepdims=True) + 1e-12  # stored as float16
@@ -137,14 +157,22 @@ def load() -> StockProfiles:
         )
 
 
+def load_other() -> StockProfiles:
+    """The shipped profiles of Kokoro's voices for other languages."""
+    return load("other_embeddings")
+
+
 def main() -> int:
     from tray_reader.speech.engine import KokoroEngine
     from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.text.g2p import EnglishPhonemizer
 
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else model_files.MODELS_DIR / FILE
+    args = sys.argv[1:]
+    other = "--other" in args
+    args = [a for a in args if a != "--other"]
+    out = Path(args[0]) if args else model_files.MODELS_DIR / (OTHER_FILE if other else FILE)
     renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
-    data = build(renderer, SpeakerEmbedder.load()).to_bytes()
+    data = build(renderer, SpeakerEmbedder.load(), other).to_bytes()
     out.write_bytes(data)
     print(f"{out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
     return 0
