@@ -223,6 +223,18 @@ def test_a_speaker_no_stock_voice_is_near_is_brought_nearer_by_another_languages
     english = [tried[f"stock {result.nearest_stock}"], tried["top-5 blend"]]
     assert hers[0] > max(english) + 0.02
     assert result.searched is not None and result.searched.timbre.get("if_sara", 0.0) >= 0.5
+    # Her own voice left out (as the bench holds a speaker out), nothing of hers is used.
+    held = match(
+        recording,
+        r,
+        enroller.embedder,
+        enroller.profiles,
+        TEXT_A,
+        dataclasses.replace(settings, exclude=("if_sara",)),
+        others=enroller.others,
+    )
+    assert not any("if_sara" in label for label, _ in held.tried)
+    assert held.searched is not None and "if_sara" not in held.searched.timbre
     # Without them, nothing but the stock voices is tried.
     alone = match(recording, r, enroller.embedder, enroller.profiles, TEXT_A, settings)
     assert not any(label.startswith("timbre of ") for label, _ in alone.tried)

@@ -156,7 +156,8 @@ class EnrollSettings:
     random_search: bool = True
     """Spend the rest of the budget on random blends around the best one."""
     exclude: tuple[str, ...] = ()
-    """Stock voices left out of the search space (for tests and the bench)."""
+    """Voices (stock or other languages') left out of the search space (for tests and the
+    bench)."""
     seed: int = 0
     """Seed of the random search, so a run can be repeated."""
 
@@ -409,9 +410,10 @@ def match(
     names = [profiles.names[i] for i in order]
     nearest = names[0]
     # The timbres blends are made of: the stock voices', and the other languages' voices'.
-    others = (
-        others.for_band(guard.band_top(band)) if others is not None and settings.other_timbres > 0 else None
-    )
+    if others is not None and settings.other_timbres > 0:
+        others = others.without(set(settings.exclude)).for_band(guard.band_top(band))
+    else:
+        others = None
     timbres = profiles if others is None else profiles.joined(others)
     timbre_sims = timbres.embeddings.astype(np.float64) @ target.astype(np.float64)
     timbre_names = [timbres.names[i] for i in np.argsort(-timbre_sims)]
