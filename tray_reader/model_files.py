@@ -216,25 +216,17 @@ def verify_all() -> list[tuple[str, str]]:
             rows.append((what, "ok"))
         except ModelFileError as e:
             rows.append((what, str(e)))
-    bad = []
-    for v in stock_voices():
-        try:
-            stock_pack(v.name)
-        except ModelFileError as e:
-            bad.append(str(e))
-    rows.append((f"{len(stock_voices())} stock voice packs", "ok" if not bad else "; ".join(bad)))
-    other_bad = []
-    for name in other_voices():
-        try:
-            other_pack(name)
-        except ModelFileError as e:
-            other_bad.append(str(e))
-    rows.append(
-        (
-            f"{len(other_voices())} other languages' voice packs (enrolment)",
-            "ok" if not other_bad else "; ".join(other_bad),
-        )
-    )
+    for key, names, what in (
+        ("voices", [v.name for v in stock_voices()], "stock voice packs"),
+        ("other_voices", other_voices(), "other languages' voice packs (enrolment)"),
+    ):
+        bad = []
+        for name in names:
+            try:
+                _pack(key, name)
+            except ModelFileError as e:
+                bad.append(str(e))
+        rows.append((f"{len(names)} {what}", "ok" if not bad else "; ".join(bad)))
     for key, what in (
         ("stock_embeddings", "stock voice profiles (enrolment)"),
         ("other_embeddings", "other languages' voice profiles (enrolment)"),

@@ -65,7 +65,8 @@ def made_by(info: VoiceInfo) -> str:
     else:
         timbre = info.settings.get("timbre")
         timbre = timbre if isinstance(timbre, dict) else {}
-        others = [n for n in timbre if n in set(model_files.other_voices())]
+        other_voices = set(model_files.other_voices())
+        others = [n for n in timbre if n in other_voices]
         prosody = info.settings.get("prosody")
         if method.startswith("timbre of ") and others:
             lead = next(iter(prosody)) if isinstance(prosody, dict) and prosody else "a stock voice"
