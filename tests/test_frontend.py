@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tray_reader.text import letter_sounds
+from tray_reader.text import letter_sounds, number_reading
 from tray_reader.text.frontend import (
     FIRST_CHUNK_CHARS,
     MAX_CHUNK_IDS,
@@ -330,7 +330,8 @@ def test_heteronyms_are_told_by_the_words_around_them(phonemizer, text, said):
     assert said in phonemizer(text), phonemizer(text)
 
 
-def test_names_with_numbers_and_numbered_items_end_to_end(frontend, phonemizer):
+def test_names_with_numbers_and_numbered_items_end_to_end(frontend, phonemizer, monkeypatch):
+    monkeypatch.setattr(number_reading, "month_first_dates", lambda: True)  # "3/4": as in en_US
     text = "California's SB 1047 passed. See you Tue. 3/4 at 14h30 on an Airbus A380.\n(iii) the agent."
     assert [c.text for c in frontend.chunks(text, first_chars=200)] == [
         "California's SB ten forty-seven passed.",

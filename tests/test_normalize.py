@@ -7,7 +7,9 @@ import random
 import pytest
 
 from tray_reader.text import normalize as nz
-from tray_reader.text import numwords
+from tray_reader.text import number_reading, numwords
+
+MONTH_FIRST_DATES = number_reading.month_first_dates
 
 ISSUE_EXAMPLE = (
     "Dr. Smith paid $3.50 on 3 May 2024 at 9:30 pm.",
@@ -51,6 +53,13 @@ NUMBER_WORDS = [
     (numwords.name_number, "2500", "twenty-five hundred"),
     (numwords.name_number, "42", "forty-two"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def month_first(monkeypatch):
+    """A date whose numbers may go either way ("3/4/2025") is read in the order of the user's
+    locale; the tables here are written for month first, as in en_US."""
+    monkeypatch.setattr(number_reading, "month_first_dates", lambda: True)
 
 
 @pytest.mark.parametrize(("fn", "n", "words"), NUMBER_WORDS)
@@ -124,8 +133,17 @@ CASES = {
     "temperatures": [
         ("-5 °C", "minus five degrees Celsius"),
         ("20°F", "twenty degrees Fahrenheit"),
-        ("a 90° turn", "a ninety degrees turn"),
         ("1°", "one degree"),
+        # An angle that describes one thing after "a" is one word (it was "a ninety degrees turn").
+        (
+            "a 90° turn, a 45° angle, an 80° slope",
+            "a ninety-degree turn, a forty-five-degree angle, an eighty-degree slope",
+        ),
+        (
+            "rotate it 90° clockwise, 25°C, 25 °F, a 25°C day",
+            "rotate it ninety degrees clockwise, twenty-five degrees Celsius, twenty-five degrees Fahrenheit, "
+            "a twenty-five degrees Celsius day",
+        ),
     ],
     "units": [
         ("10 km", "ten kilometers"),
@@ -148,10 +166,16 @@ CASES = {
             "16x16 and 32x32 icons, at 0x01",
             "sixteen by sixteen and thirty-two by thirty-two icons, at zero x zero one",
         ),
+        # Before "=" the "x" is a sum's: times.
         (
             "3 x 4 = 12, 2 x 3 is 6, 2 x 4 packs",
-            "three x four equals twelve, two x three is six, two x four packs",
+            "three times four equals twelve, two x three is six, two x four packs",
         ),
+        (
+            "3x4=12, 2 x 3 x 4 = 24",
+            "three times four equals twelve, two times three times four equals twenty-four",
+        ),
+        ("a 2x4 board, 2 x 3 m room", "a two by four board, two by three meters room"),
         (
             "solve 2x + 3 = 7, y = 2x, 2x - 1 = 5",
             "solve two x plus three equals seven, y equals two x, two x minus one equals five",
@@ -187,7 +211,7 @@ CASES = {
         ("The 2024-05-03 release", "The third of May, twenty twenty-four, release"),
         ("Sept. 11", "September eleventh"),
         ("2024-05-03", "the third of May, twenty twenty-four"),
-        ("3/5/2024", "three slash five slash twenty twenty-four"),
+        ("3/5/2024", "March fifth, twenty twenty-four"),  # month first: `month_first`
         ("May I go", "May I go"),
         # Days from one to another, before or after their month.
         ("Jan 3-7", "January third to seventh"),
@@ -222,6 +246,30 @@ CASES = {
         ("open 9:00-17:00", "open nine o'clock to seventeen hundred"),
         ("9am-5pm", "nine AM to five PM"),
         ("10:30, 16:45 and at 10:30 screens", "ten thirty, sixteen forty-five and at ten thirty screens"),
+        # With seconds (they were dropped: "It took two forty-five."): a duration, each part said
+        # but those that are zero, or a time of day where a word, am/pm, a zone or the hour says so.
+        ("It took 2:45:30.", "It took two hours, forty-five minutes and thirty seconds."),
+        (
+            "a 1:05:09 race, 1:00:05, 00:05:09, 0:00:00",
+            "a one hour, five minutes and nine seconds race, one hour and five seconds, "
+            "five minutes and nine seconds, zero seconds",
+        ),
+        (
+            "finished in 100:05:09, took 14:45:30, a 2:03:45.6 marathon",
+            "finished in one hundred hours, five minutes and nine seconds, took fourteen hours, forty-five minutes "
+            "and thirty seconds, a two hours, three minutes and forty-five point six seconds marathon",
+        ),
+        (
+            "At 14:45:30 it began; at 2:45:30 pm, @ 9:05:01",
+            "At fourteen forty-five and thirty seconds it began; at two forty-five and thirty seconds PM, "
+            "at nine oh five and one second",
+        ),
+        (
+            "14:45:30, [10:15:30] started, 10:00:01 UTC, 5 Jan 2025 10:00:30",
+            "fourteen forty-five and thirty seconds, ten fifteen and thirty seconds started, "
+            "ten o'clock and one second UTC, the fifth of January, twenty twenty-five, ten o'clock and thirty seconds",
+        ),
+        ("10:00:00Z, the cue 00:00:01,500", "ten o'clock UTC, the cue one point five seconds"),
     ],
     "numbers that name something": [
         ("California's SB 1047 passed.", "California's SB ten forty-seven passed."),
@@ -483,7 +531,26 @@ CASES = {
             "on December twenty-fifth, twenty twenty-four, on the twenty-fifth of December, twenty twenty-four",
         ),
         ("2024/03/15", "the fifteenth of March, twenty twenty-four"),
-        ("on 3/4/2025", "on three slash four slash twenty twenty-five"),  # March or April: as written
+        ("on 3/4/2025", "on March fourth, twenty twenty-five"),  # March or April: the locale's order
+        # Two numbers that may each be the month: the locale's order (`test_dates_in_the_locales_order`).
+        (
+            "12/05/2026 and 05/12/2026",
+            "December fifth, twenty twenty-six, and May twelfth, twenty twenty-six",
+        ),
+        # A year of two digits; dots or hyphens before a year of four (dots: the day first).
+        (
+            "25/12/26, 12/25/85",
+            "the twenty-fifth of December, twenty twenty-six, December twenty-fifth, nineteen eighty-five",
+        ),
+        (
+            "on 05.12.2026, 5-12-2026",
+            "on the fifth of December, twenty twenty-six, May twelfth, twenty twenty-six",
+        ),
+        (
+            "version 1.12.10, 24/7/365, 13/13/2026",  # no date
+            "version one point twelve point ten, twenty-four slash seven slash three hundred sixty-five, "
+            "thirteen slash thirteen slash twenty twenty-six",
+        ),
     ],
     "numbered items": [
         ("5(a)(iii)", "five (a) (three)"),
@@ -576,6 +643,16 @@ CASES = {
         ("1/2 cup", "one half cup"),
         ("3/4", "three quarters"),
         ("2/3", "two thirds"),
+        # A hundred shared out is said as its numbers, as "50/50" (it was "eighty over twenty").
+        ("The 80/20 rule.", "The eighty twenty rule."),
+        (
+            "60/40, 30/70, 95/5 and 40/30/30 splits",
+            "sixty forty, thirty seventy, ninety-five five and forty thirty thirty splits",
+        ),
+        (
+            "3/4 of them, 3/16, score 3/10, 8/10, 1/99",
+            "three quarters of them, three sixteenths, score three out of ten, eight tenths, one over ninety-nine",
+        ),
     ],
     "addresses": [
         ("https://example.com/docs", "example dot com slash docs"),
@@ -749,6 +826,8 @@ CASES = {
         ("Lol that's great. Thx! Imo it's fine.", "LOL that's great. Thanks! IMO it's fine."),
         ("Imo State is in Nigeria; in Imo.", "Imo State is in Nigeria; in Imo."),  # a place
         ("the lol-cat, @lol, THX sound", "the lol-cat, at lol, THX sound"),
+        ("np, see you tmrw. Tmr then, np!", "no problem, see you tomorrow. Tomorrow then, no problem!"),
+        ("import numpy as np; np.array", "import numpy as np; np.array"),  # a module's name
     ],
     "encyclopedia and business": [
         (
@@ -907,6 +986,17 @@ CASES = {
             "a five k run, a four K TV, a two point eight K OLED display, clips (two K)",
         ),
         ("hit $3tn, 3.4M views", "hit three trillion dollars, three point four million views"),
+        # "m" and "k" before what is counted in millions and thousands (it was "five meters users").
+        ("We have 5m users.", "We have five million users."),
+        (
+            "100k users, 100K users, 2.5m downloads",
+            "one hundred thousand users, one hundred thousand users, two point five million downloads",
+        ),
+        (
+            "5m away, 5m long, 5m tall, a 5k run, $5m deal, 5m cables",
+            "five meters away, five meters long, five meters tall, a five k run, five million dollars deal, "
+            "five-meter cables",
+        ),
         (
             "a range of 5.25%-5.5%, $5-$10",
             "a range of five point two five percent to five point five percent, five dollars to ten dollars",
@@ -981,7 +1071,8 @@ CASES = {
         ("Set arr[3] to 5 and x[i] to 2.", "Set arr three to five and x i to two."),
         ("Set total[3] to 5 and x[i] to 2.", "Set total three to five and x i to two."),
         ("if a[1] == b, x[2]=5, row[key]", "if a one equals b, x two equals five, row key"),
-        ("print(arr[3]), items[2].value, sys.argv[1]", "print(arr three), items two.value, sys.argv one"),
+        ("print(arr[3]), items[2].value, sys.argv[1]", "print(arr three), items two dot value, sys.argv one"),
+        ("Read obj[0].name here.", "Read obj zero dot name here."),  # it was "zero.name", one word
         ("my_list[2], myList[2], m[1][0]", "my list two, myList two, m one zero"),
         # A reference stays unread: after a word, a name, in brackets, or an editor's letter.
         (
@@ -1003,6 +1094,46 @@ CASES = {
 )
 def test_normalize(raw, spoken):
     assert nz.normalize(raw) == spoken
+
+
+@pytest.mark.parametrize(
+    ("raw", "spoken"),
+    [
+        ("12/05/2026", "the twelfth of May, twenty twenty-six"),
+        ("on 05/12/2026", "on the fifth of December, twenty twenty-six"),
+        (
+            "3/4/25, 5-12-2026",
+            "the third of April, twenty twenty-five, the fifth of December, twenty twenty-six",
+        ),
+        ("Tue 3/4", "Tuesday the third of April"),
+        # One of the numbers cannot be a month: the same in every locale.
+        ("12/25/2024, Mon 12/25", "December twenty-fifth, twenty twenty-four, Monday December twenty-fifth"),
+    ],
+)
+def test_dates_in_the_locales_order(monkeypatch, raw, spoken):
+    """Where a locale writes the day first (en_GB, de_DE, C), so are the dates read."""
+    monkeypatch.setattr(number_reading, "month_first_dates", lambda: False)
+    assert nz.normalize(raw) == spoken
+
+
+@pytest.mark.parametrize(
+    ("env", "month_first"),
+    [
+        ({"LANG": "en_US.UTF-8"}, True),
+        ({"LANG": "en_GB.UTF-8"}, False),
+        ({"LC_TIME": "en_PH.UTF-8", "LANG": "en_GB.UTF-8"}, True),  # dates are LC_TIME's
+        ({"LC_ALL": "de_DE.UTF-8", "LC_TIME": "en_US.UTF-8"}, False),  # LC_ALL above all
+        ({"LC_ALL": "es_US", "LANG": "C"}, True),
+        ({"LANG": "C.UTF-8"}, False),
+        ({}, False),
+    ],
+)
+def test_month_first_dates_follows_the_locale(monkeypatch, env, month_first):
+    for name in ("LC_ALL", "LC_TIME", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert MONTH_FIRST_DATES() is month_first
 
 
 @pytest.mark.parametrize(

@@ -808,6 +808,9 @@ _CHAT_WORDS = {
     "thx": "thanks",
     "pls": "please",
     "plz": "please",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "np": "no problem",
 }
 _CHAT_WORD = re.compile(
     r"(?<![\w.'/@#$-])(?:(" + "|".join(_CHAT_WORDS) + r")"
@@ -817,10 +820,14 @@ _CHAT_WORD = re.compile(
 """A chat's short forms in lower case ("omg thx, idk"): the letters, or the word they stand for.
 Capitalised only where a sentence begins and no name follows ("Imo it's fine", but "Imo State"
 is a place); in capitals they are spelled already."""
+_MODULE_ALIAS = re.compile(r"\bas $")
+"""Before the name code gives a module, "import numpy as np": that "np" is no "no problem"."""
 
 
 def _chat_word(m: re.Match[str]) -> str:
     short, capitalised = m.groups()
+    if short == "np" and _MODULE_ALIAS.search(m.string, max(0, m.start() - 3), m.start()):
+        return short
     said = _CHAT_WORDS[(short or capitalised).lower()]
     return said.capitalize() if capitalised and said.islower() else said
 
@@ -991,6 +998,10 @@ slash parts a name from an agency (it was "John Smith or Getty Images")."""
 
 _SLASHED_CODES = re.compile(r"(?<![\w/-])([A-Z]{1,5})/([A-Z]{1,5})(?![\w/+#-])")
 """Two codes in capitals with a slash between them."""
+_MEMBER_AFTER_INDEX = re.compile(r"(?<=\])\.(?=[A-Za-z_])")
+"""The dot before a member's name after an index in code, "obj[0].name", "items[2].value": said
+(the index's number and the name ran together, "zero.name"; a reference's brackets are gone by
+now, `_drop_references`)."""
 _ONE_NAME = frozenset(["TCP/IP", "UDP/IP", "ISO/IEC", "AC/DC", "CI/CD", "UI/UX", "S/MIME"])
 """Codes with a slash that make one name ("TCP/IP", "ISO/IEC"); between others the slash is a
 choice ("SSL/TLS", "PGP/GPG keys", "HEVC/H.265": or)."""
@@ -1017,6 +1028,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_CHANGE_OVER_PERIOD, lambda m: _CHANGE_OVER[(m[1] or m[2] or m[3]).lower()]),
     (_FORUM, r"\1 slash "),
     (_CODE_SLASHES, _code_slashes),
+    (_MEMBER_AFTER_INDEX, " dot "),
     (_PER, " per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
     # "greater than" (a comparison of two names, "Count > Limit", stays one).

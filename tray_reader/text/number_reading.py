@@ -7,6 +7,7 @@ the plain-number rule at the end only sees what nothing more specific claimed.
 
 from __future__ import annotations
 
+import os
 import re
 
 from tray_reader.text import numwords
@@ -165,11 +166,21 @@ def _phone(m: re.Match[str]) -> str:
 
 
 _AMPM = r"(?:\s?([AaPp])\.?\s?[Mm]\b\.?)"
-_TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)(?::([0-5]\d))?" + _AMPM + "?")
+_ZONES = r"(?:GMT|BST|UTC|CET|CEST|EET|EEST|WET|IST|[ECMP][SD]T)"
+"""Time zones' letters, as papers, mail and logs write them after a time."""
+_TIME_WITH_SECONDS = re.compile(
+    r"(?<![\w.:])(\d{1,3}):([0-5]\d):([0-5]\d)(?:[.,](\d{1,3}))?(?:" + _AMPM + r"|(Z))?(?![\w:]|[.,]\d)"
+)
+"""Hours, minutes and seconds, "2:45:30", "14:45:30", "1:05:09.5", "00:00:01,500", "10:00:00Z": a
+time of day or a duration (`_is_time_of_day`), every part said (the seconds were dropped: "It
+took two forty-five")."""
+_ZONE_AFTER = re.compile(rf" ?{_ZONES}\b")
+_YEAR_JUST_BEFORE = re.compile(r"\b(?:1[6-9]|20)\d\d,? $")
+_TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)" + _AMPM + "?")
 _HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])" + _AMPM)
 _HOUR_RANGE = re.compile(r"\b(1[0-2]|0?[1-9])\s?[-\u2013]\s?(?=(?:1[0-2]|0?[1-9])" + _AMPM + ")")
 """The first hour of a range whose second has am/pm, "2-3pm", "10–11 a.m.": to."""
-_DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)()" + _AMPM)
+_DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)" + _AMPM)
 """British '9.30 pm' (only with am/pm: otherwise it is a decimal)."""
 _TIME_RANGE = re.compile(
     r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)"
@@ -181,6 +192,14 @@ _BY = re.compile(
 )
 """The first of two lengths with "x" between them, a size ("4m x 5m", "a 9 x 13 inch pan"):
 by (it was "four meters x five meters"). Not before a weight or a count ("2 x 500mg": times)."""
+_TERM = r"\d+(?:\.\d+)?"
+_PRODUCT = re.compile(
+    rf"(?<![\w.])({_TERM}) ?[x\u00d7] ?"
+    rf"(?={_TERM}(?: ?(?:[x\u00d7*/+]|minus) ?{_TERM})* ?(?:=|equals\b))"
+)
+"""The "x" between numbers in a sum whose result follows "=" ("3 x 4 = 12", "2 x 3 x 4 = 24",
+"3x4=12"): times (it was "three x four equals twelve"). A size has no "=" ("a 2x4 board", "2 x
+3 m": by)."""
 _SCREEN_SIZE = re.compile(r"(?<![\w.])(\d{3,4}) ?[x\u00d7] ?(\d{3,4})(?!\w|[.,]\d)")
 """A screen's or a picture's size in pixels, "1920x1080": "nineteen twenty by ten eighty"."""
 _VIDEO_LINES = re.compile(r"(?<![\w.])(240|360|480|576|720|1080|1440|2160|4320)([pi])\b")
@@ -195,8 +214,8 @@ _SIZE_BEFORE_NOUN = re.compile(
 )
 """The first of two numbers with "x" between them before a noun, a size ("a 2 x 2 matrix", "a
 3x3 grid", "a 4x4 truck", "5x5 workouts", "16x16 and 32x32 icons"): by (it was "two x two"). A
-sum stays ("3 x 4 = 12", "2 x 3 is 6"), a weight or a count after ("2 x 500mg", "2 x 4 packs"),
-a hex number ("0x01") and a name ("3 x86 tests")."""
+sum is not ("3 x 4 = 12" is `_PRODUCT`'s, "2 x 3 is 6" stays), nor a weight or a count after
+("2 x 500mg", "2 x 4 packs"), a hex number ("0x01") or a name ("3 x86 tests")."""
 
 
 def _ampm(m: re.Match[str], letter: str | None) -> str:
@@ -217,8 +236,58 @@ def _clock(h: int, mins: int, letter: str | None = None) -> str:
 
 
 def _time(m: re.Match[str]) -> str:
-    hour, minute, _seconds, letter = m.groups()
+    hour, minute, letter = m.groups()
     return _clock(int(hour), int(minute), letter) + _ampm(m, letter)
+
+
+def _is_time_of_day(m: re.Match[str], hours: int, letter: str | None) -> bool:
+    """Whether hours, minutes and seconds are a time of day: with am/pm, after a word that
+    brings one in ("at 14:45:30", "@ 9:05:00"), before a time zone ("10:00:00 UTC"), after a
+    date's year ("5 Jan 2025 10:00:00") or in a log's brackets ("[10:15:30] started"), or an
+    hour past noon no word makes a duration ("14:45:30"); otherwise a duration ("It took
+    2:45:30", "a 1:05:09 race")."""
+    if hours > 23:
+        return False
+    before = m.string[max(0, m.start() - 30) : m.start()]
+    if (
+        letter
+        or before.endswith("[")
+        or _CLOCK_WORD_BEFORE.search(before)
+        or _YEAR_JUST_BEFORE.search(before)
+    ):
+        return True
+    if _ZONE_AFTER.match(m.string, m.end()):
+        return True
+    return hours >= 13 and not _DURATION_WORD_BEFORE.search(before)
+
+
+def _listed(parts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
+def _time_with_seconds(m: re.Match[str]) -> str:
+    """A time of day with its seconds after the minutes ("fourteen forty-five and thirty
+    seconds"), or a duration in hours, minutes and seconds ("two hours, forty-five minutes
+    and thirty seconds"; "1:00:05": one hour and five seconds). A part that is zero is not
+    said."""
+    hours, minutes, seconds, fraction, letter, zulu = m.groups()
+    fraction = (fraction or "").rstrip("0")  # "00:00:01,500": one point five seconds
+    amount = str(int(seconds)) + (f".{fraction}" if fraction else "")
+    said_seconds = f"{numwords.number(amount)} {_quantity(amount, 'second', 'seconds')}"
+    if zulu or _is_time_of_day(m, int(hours), letter):
+        clock = _clock(int(hours), int(minutes), letter)
+        if float(amount):
+            clock += f" and {said_seconds}"
+        return clock + (" UTC" if zulu else _ampm(m, letter))
+    parts = [
+        f"{numwords.cardinal(count)} {unit if count == 1 else unit + 's'}"
+        for count, unit in ((int(hours), "hour"), (int(minutes), "minute"))
+        if count
+    ]
+    if float(amount) or not parts:
+        parts.append(said_seconds)
+    return _listed(parts)
 
 
 def _hour(m: re.Match[str]) -> str:
@@ -292,13 +361,11 @@ _WEEKDAY_DATE = re.compile(
     r"(?:/(\d{4}))?(?![\w/]|[.,]\d)"
 )
 """A weekday before a date written with slashes, "Tue 3/4", "Mon, 12/25/2024": the weekday
-says it is a date (not three quarters); month first, as in American English, unless the
-first number cannot be a month ("Mon 25/12")."""
+says it is a date (not three quarters); in the order of the user's locale (`month_first_dates`),
+unless one of the numbers cannot be a month ("Mon 25/12", "Mon 12/25")."""
 
 
-_DOTTED_ZONED_TIME = re.compile(
-    r"(?<![\w.])([01]?\d|2[0-3])\.([0-5]\d)(?= ?(?:GMT|BST|UTC|CET|CEST|EET|EEST|WET|IST|[ECMP][SD]T)\b)"
-)
+_DOTTED_ZONED_TIME = re.compile(rf"(?<![\w.])([01]?\d|2[0-3])\.([0-5]\d)(?= ?{_ZONES}\b)")
 """A time written with a dot before its zone, as British papers write it ("14.32 GMT",
 "09.15 BST"): a time (it was "fourteen point three two")."""
 _ZONE_OFFSET = re.compile(r"(?<=\d:\d\d)((?::\d\d)?)(?: ?(?:UTC|GMT)| )([+-])([01]\d):?([0-5]\d)\b")
@@ -380,6 +447,45 @@ def _month_day_range(m: re.Match[str]) -> str:
 
 
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_MONTH_FIRST_TERRITORIES = frozenset({"US", "PH", "AS", "GU", "MP", "PR", "UM", "VI", "FM", "MH", "PW"})
+"""Where a date is written month first ("12/25/2024"): the United States and its territories,
+the Philippines, and the Pacific states that keep the United States' ways (Micronesia, the
+Marshall Islands, Palau)."""
+
+
+def month_first_dates() -> bool:
+    """Whether the user's locale writes a date's month first (en_US, en_PH: "3/4/2025" is March
+    fourth); elsewhere, and with no locale set ("C"), the day comes first (the third of April).
+    The locale for dates is the C library's: LC_ALL, else LC_TIME, else LANG. Looked up when a
+    date needs it, not at import, so tests can replace it."""
+    for name in ("LC_ALL", "LC_TIME", "LANG"):
+        if value := os.environ.get(name):
+            territory = re.match(r"[a-z]{2,3}_([A-Z]{2})\b", value)
+            return territory is not None and territory[1] in _MONTH_FIRST_TERRITORIES
+    return False
+
+
+def _full_year(year: str) -> str:
+    """A year of two digits with its century, as the C library reads one: '26' is 2026, '85'
+    is 1985 (69 to 99 are the 1900s)."""
+    if len(year) != 2:
+        return year
+    return str((1900 if int(year) >= 69 else 2000) + int(year))
+
+
+def _numeric_date(m: re.Match[str], first: str, second: str, year: str, dotted: bool = False) -> str:
+    """A date of numbers, day and month in either order, then a year of two or four digits
+    ("25/12/2024", "12/25/24", "05.12.2026"), or "" when it is none. Where one of the first two
+    numbers cannot be a month it is the day; where both can, the user's locale says which comes
+    first (`month_first_dates`), but with dots the day does: only countries that write the day
+    first write dates so ("05.12.2026" in Germany, Russia, Poland)."""
+    if len(year) not in (2, 4):
+        return ""
+    if int(first) > 12 or int(second) > 12:
+        month_first = int(second) > 12
+    else:
+        month_first = not dotted and month_first_dates()
+    return _spoken_date(m, first, second, _full_year(year), month_first)
 
 
 def _spoken_date(m: re.Match[str], first: str, second: str, year: str | None, month_first: bool) -> str:
@@ -397,7 +503,8 @@ def _weekday_date(m: re.Match[str]) -> str:
     short, full, between, first, second, year = m.groups()
     if not (short or full)[0].isupper():
         return m.group()  # "sat 3/4 of the way": the verb
-    spoken = _spoken_date(m, first, second, year, month_first=int(first) <= 12)
+    month_first = int(first) <= 12 and (int(second) > 12 or month_first_dates())
+    spoken = _spoken_date(m, first, second, year, month_first)
     if not spoken:
         return m.group()
     return (DAYS[short.lower()] if short else full.capitalize()) + between + spoken
@@ -545,14 +652,24 @@ _NOT_PLURAL_NOUNS = frozenset(
     }
 )
 """Words ending in "s" that are no plural noun ("5km is", "2GB costs")."""
-_COUNTED_IN_MILLIONS = frozenset(
+_COUNTED_BY_SCALE = frozenset(
     {
-        *("users", "people", "customers", "subscribers", "viewers", "views", "visitors", "downloads"),
-        *("followers", "votes", "jobs", "homes", "households", "residents", "players", "copies"),
-        *("members", "accounts", "devices", "installs", "streams", "barrels", "tonnes", "tons", "shares"),
+        *("users", "people", "customers", "clients", "subscribers", "viewers", "views", "visitors"),
+        *("visits", "downloads", "installs", "followers", "fans", "likes", "shares", "comments"),
+        *("retweets", "reposts", "replies", "reactions", "upvotes", "votes", "voters", "reviews"),
+        *("ratings", "members", "readers", "listeners", "plays", "streams", "players", "jobs", "homes"),
+        *("households", "residents", "citizens", "patients", "cases", "deaths", "students", "employees"),
+        *("workers", "passengers", "tourists", "copies", "accounts", "devices", "signups", "tickets"),
+        *("orders", "requests", "transactions", "records", "rows", "tokens", "parameters", "lines"),
+        *("words", "pages", "posts", "tweets", "messages", "emails", "songs", "books", "cars"),
+        *("vehicles", "units", "items", "products", "steps", "miles", "dollars", "euros"),
+        *("barrels", "tonnes", "tons"),
     }
 )
-"""Plurals after which an "m" is millions, not meters ("5m users"): not read as a measure here."""
+"""Plurals that are counted in thousands and millions: after a number, a "k" before them is
+thousands and an "m" millions, not meters ("100k users", "5m downloads", `_SCALED`). Not what
+"K" also is before (a screen's "4K displays", a race's "5k runs"), nor what a measure in meters
+describes ("5m cables", "100m sprints")."""
 _ARTICLE_BEFORE = re.compile(r"\b[Aa]n? $")
 _NOUN_AFTER_MEASURE = re.compile(_NOUN_AFTER)
 
@@ -595,7 +712,7 @@ def _unit_before_noun(m: re.Match[str]) -> str:
     100m long", "we ran 5km today", "costs 2GB of data")."""
     article, amount, unit, word = m.groups()
     one = _UNITS[unit][0]
-    if " per " in one or (unit == "m" and word in _COUNTED_IN_MILLIONS):
+    if " per " in one or (unit == "m" and word in _COUNTED_BY_SCALE):
         return m.group()  # "a 5 m/s wind", "a 100 Mbps link"; "5m users"
     capitals = len(word) > 1 and word[:2].isupper()
     if article and article[0] in "Aa":
@@ -626,13 +743,19 @@ def _area_or_volume(m: re.Match[str]) -> str:
     one, many = (shape + name for name in _UNITS[unit])
     if amount is None:
         return one
-    if (
-        not minus
-        and _ARTICLE_BEFORE.search(m.string, max(0, m.start() - 3), m.start())
-        and _NOUN_AFTER_MEASURE.match(m.string, m.end())
-    ):
+    if _describes_one(m, minus):
         return _measure_before_noun(amount, one)  # "a 10 m\u00b2 flat", as "a 5 km trail"
     return f"{_signed(minus, amount)} {_quantity(amount, one, many)}"
+
+
+def _describes_one(m: re.Match[str], minus: str) -> bool:
+    """Whether a measure stands between "a" or "an" and a noun ("a 10 m\u00b2 flat", "a 45\u00b0
+    angle"): it describes the one thing, and is said as one word in the singular."""
+    return (
+        not minus
+        and _ARTICLE_BEFORE.search(m.string, max(0, m.start() - 3), m.start()) is not None
+        and _NOUN_AFTER_MEASURE.match(m.string, m.end()) is not None
+    )
 
 
 def _power(m: re.Match[str]) -> str:
@@ -656,7 +779,11 @@ def _quantity(amount: str, one: str, many: str) -> str:
 
 
 def _degrees(m: re.Match[str]) -> str:
+    """An angle or a temperature; an angle that describes one thing after "a" or "an" as one
+    word ("a 45\u00b0 angle": a forty-five-degree angle; it was "forty-five degrees angle")."""
     minus, amount, scale = m.groups()
+    if not scale and _describes_one(m, minus):
+        return _measure_before_noun(amount, "degree")
     words = f"{_signed(minus, amount)} {_quantity(amount, 'degree', 'degrees')}"
     return words + (f" {_TEMPERATURE_SCALES[scale]}" if scale else "")
 
@@ -726,6 +853,11 @@ _MIXED_NUMBER = re.compile(r"(?<![\w/.])(\d{1,3}) (\d{1,2})/(\d{1,2})(?![\w/]|\.
 _NUMBERED = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/]|\.\d)")
 """Two numbers joined by a slash that are no fraction, "S.I. 2019/123", "case 17/2023"."""
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
+_DOTTED_DATE = re.compile(r"(?<![\w.,/-])(\d{1,2})([.-])(\d{1,2})\2((?:1[6-9]|20)\d\d)(?!\w|[.,/-]\d)")
+"""A date written with dots or hyphens, day and month before a year of four digits
+("05.12.2026", "5-12-2026"): read as one with slashes is (it was "zero five point twelve point
+two thousand twenty-six"). Not with a year of two digits, which may be a version ("1.12.10")
+or a code."""
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
 _VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w)|\d{1,2}(?!\w|\.\d))")
 """The "v" of "v2.4.1", or of "v3" (lower case: "V8" is an engine): version."""
@@ -1014,12 +1146,14 @@ _NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])/(?=\d)")
 the number was words, as between two words in "yes/no")."""
 _SCALED = re.compile(
     r"(?<![\w.,])(" + _NUM + r")(M|bn|tn)\b"
-    r"|(?<![\w.,])(\d+\.\d(?=[Kk](?![\w ])|[Kk] [a-z]+s\b)|\d+(?=[Kk] (?:views|likes|shares|followers|subscribers|comments|retweets"
-    r"|reposts|replies|reactions|downloads|upvotes|votes|reviews|ratings|members|readers|plays|streams)\b))"
-    r"([Kk])\b"
+    r"|(?<![\w.,])(\d+\.\d(?=[Kk](?![\w ])|[Kk] [a-z]+s\b)"
+    rf"|\d+(?:\.\d+)?(?=[Kkm] (?:{'|'.join(sorted(_COUNTED_BY_SCALE))})\b))"
+    r"([Kkm])\b"
 )
 """An amount with its scale's letter: "3.5M users", "2bn", "1.2K shares", "45K likes", "(2.3K)" (a
-count of thousands: it was "one point two K"); not "a 5K run", "clips (2K)", "a 2.8K display"."""
+count of thousands: it was "one point two K"); "100k users", "5m users" before what is counted
+so (`_COUNTED_BY_SCALE`; it was "one hundred k users", "five meters users"); not "a 5K run",
+"clips (2K)", "a 2.8K display", "5m away"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
 """A ratio, "1:1", "16:9": one digit after the colon (a time has two)."""
 _TIME_SHAPED_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d\d)(?![\w:]|\.\d)")
@@ -1070,7 +1204,7 @@ follow degrees)."""
 _HOURS_MINUTES = re.compile(r"(?<![\w.])(\d{1,2})h\s?([0-5]\d)(?:\s?(min|m)\b)?(?!\w)")
 """A duration in hours and minutes, "1h30", "2h 15min"; or a time of day written the French
 way, "14h30" (`_is_clock`)."""
-_CLOCK_WORD_BEFORE = re.compile(r"(?i)\b(?:at|from|until|till|til|by|before|since)\s+$")
+_CLOCK_WORD_BEFORE = re.compile(r"(?i)(?:\b(?:at|from|until|till|til|by|before|since)\s+|@\s*)$")
 _DURATION_WORD_BEFORE = re.compile(
     r"(?i)\b(?:for|took|take|takes|taking|lasted|lasts|last|lasting|in|within|under|over|than|of)\s+$"
 )
@@ -1179,9 +1313,15 @@ def _fraction_of_unit(m: re.Match[str]) -> str:
     return f"{_part(num, den, 'one')} of {article} {one}"
 
 
+def _shares_of_hundred(*parts: int) -> bool:
+    """Whether numbers joined by slashes share out a hundred ("80/20", "60/40", "50/25/25"), a
+    split said as its numbers ("the 80/20 rule": eighty twenty), not a fraction."""
+    return sum(parts) == 100 and all(p > 0 and p % 5 == 0 for p in parts)
+
+
 def _fraction(m: re.Match[str]) -> str:
     num, den = int(m.group(1)), int(m.group(2))
-    if num == den:
+    if num == den or _shares_of_hundred(num, den):
         return f"{numwords.cardinal(num)} {numwords.cardinal(den)}"  # "50/50": fifty fifty
     if 10 <= num < den:
         return f"{numwords.cardinal(num)} slash {numwords.cardinal(den)}"  # "Windows 10/11"
@@ -1195,18 +1335,25 @@ def _fraction(m: re.Match[str]) -> str:
 
 
 def _slashed(m: re.Match[str]) -> str:
-    """A date with slashes and a four-digit year is read as a date when the numbers say
-    which is the month ("12/25/2024", "25/12/2024", "2024/12/25"); "3/4/2025" may be
-    either, and is read as written."""
+    """Three numbers joined by slashes: a date, the year last ("12/25/2024", "25/12/24",
+    "3/4/2025" in the order of the user's locale, `_numeric_date`) or first ("2024/12/25");
+    a hundred shared out ("40/30/30": forty thirty thirty); else each number."""
     first, second, last = m.groups()
     spoken = ""
-    if len(last) == 4 and len(first) <= 2 and (int(first) > 12) != (int(second) > 12):
-        spoken = _spoken_date(m, first, second, last, month_first=int(second) > 12)
+    if len(first) <= 2:
+        spoken = _numeric_date(m, first, second, last)
     elif len(first) == 4 and len(second) == len(last) == 2:
         spoken = _spoken_date(m, last, second, first, month_first=False)
     if spoken:
         return spoken
+    if _shares_of_hundred(*map(int, m.groups())):
+        return " ".join(numwords.cardinal(int(g)) for g in m.groups())
     return " slash ".join(numwords.year(int(g)) if len(g) == 4 else numwords.number(g) for g in m.groups())
+
+
+def _dotted_date(m: re.Match[str]) -> str:
+    first, separator, second, year = m.groups()
+    return _numeric_date(m, first, second, year, dotted=separator == ".") or m.group()
 
 
 def _plain(m: re.Match[str]) -> str:
@@ -1244,6 +1391,7 @@ def read_numbers(text: str) -> str:
         text = _POWER.sub(_power, text)
     text = _TIME_RANGE.sub(" to ", text)
     if "x" in text or "\u00d7" in text:
+        text = _PRODUCT.sub(lambda m: f"{numwords.number(m[1])} times ", text)
         text = _SCREEN_SIZE.sub(
             lambda m: f"{numwords.name_number(m[1])} by {numwords.name_number(m[2])}", text
         )
@@ -1279,6 +1427,7 @@ def read_numbers(text: str) -> str:
         (_CODE_FIRST, _money),
         (_SYMBOL_AFTER, _money_after),
         (_PHONE, _phone),
+        (_TIME_WITH_SECONDS, _time_with_seconds),
         (_TIME, _time),
         (_DOTTED_TIME, _time),
         (_HOUR_AMPM, _hour),
@@ -1291,6 +1440,7 @@ def read_numbers(text: str) -> str:
         text = rx.sub(sub, text)
     text = _MONTH_YEAR.sub(lambda m: f"{month_name(m[1])} {numwords.year(int(m[2]))}", text)
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
+    text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
     text = _NUMBERED.sub(
         lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
