@@ -163,13 +163,19 @@ def test_the_last_words_of_a_chunk_cut_inside_a_sentence_are_said_mid_sentence(e
     audio = np.concatenate([p.samples for p in pieces])
     first_of = [i for i, p in enumerate(pieces) if p.sentence == 1][0]
     sentence = audio[: sum(p.samples.size for p in pieces[:first_of])]
-    loud = np.flatnonzero(np.abs(sentence) > 0.01)
-    assert max(silences(sentence[loud[0] : loud[-1]], 24_000, LEAD_IN_LEVEL, between_sounds=False)) < 0.1
+    # (The sentence rendered whole has its own short quiet, the closures of "about green":
+    # the join may add none longer.)
+    whole_audio, whole_words = _whole(synth, "The last message is about green apples.", pack)
+
+    def longest_quiet(a: np.ndarray) -> float:
+        loud = np.flatnonzero(np.abs(a) > 0.01)
+        return max(silences(a[loud[0] : loud[-1]], 24_000, LEAD_IN_LEVEL, between_sounds=False))
+
+    assert longest_quiet(sentence) <= max(0.09, longest_quiet(whole_audio) + 0.02)
     taker = next(i for i, p in enumerate(pieces) if p.words and text[slice(*p.words[0].span)] == "about")
     join = sum(p.samples.size for p in pieces[:taker])
     # (Samples may step as far as the same words rendered whole step there: "is about"
     # has a /z/ at the join.)
-    whole_audio, whole_words = _whole(synth, "The last message is about green apples.", pack)
     at = whole_words["about"].start
     step = np.max(np.abs(np.diff(whole_audio[at - SPLICE_FADE : at + SPLICE_FADE])))
     near = audio[join - SPLICE_FADE : join + SPLICE_FADE]
