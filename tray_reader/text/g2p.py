@@ -153,9 +153,10 @@ _LEAD_BEFORE_METAL_WORD = re.compile(
 )
 _LEAD_IS_METAL = re.compile(
     r"(?<![\w\[-])(\w+\s+)?\b([Ll]ead)(?=\s+(?:is|was|are|were|has been)\s+(?:[\w,-]+\s+){0,4}?"
-    r"(?:metals?|elements?|toxic|poisonous|neurotoxins?|dense|malleable)\b)"
+    r"(?:metals?|elements?|toxic|poisonous|neurotoxins?|dense|malleable|paints?|gasoline|petrol|"
+    r"pipes|plumbing|soil|blood|batteries|bullets|solder)\b)"
 )
-"""'Lead is a heavy metal', 'lead is toxic': the metal, where no word before makes it a noun of
+"""'Lead is a heavy metal', 'lead is toxic', 'Lead was used in paint': the metal, where no word before makes it a noun of
 leading ('our team lead is toxic', 'the lead is a metal detector')."""
 _BEFORE_METAL_LEAD = frozenset(
     {
