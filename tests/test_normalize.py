@@ -144,6 +144,23 @@ CASES = {
             "rotate it ninety degrees clockwise, twenty-five degrees Celsius, twenty-five degrees Fahrenheit, "
             "a twenty-five degrees Celsius day",
         ),
+        # Without the sign, where the words around make it a temperature (it was "forty C").
+        (
+            "highs of 40C, it fell to -5C, between 18C and 22C",
+            "highs of forty degrees Celsius, it fell to minus five degrees Celsius, "
+            "between eighteen degrees Celsius and twenty-two degrees Celsius",
+        ),
+        (
+            "Heat the oven to 200C/180C fan/gas 6. Bake 180C/350F.",
+            "Heat the oven to two hundred degrees Celsius, one hundred eighty degrees Celsius fan or gas six. "
+            "Bake one hundred eighty degrees Celsius, three hundred fifty degrees Fahrenheit.",
+        ),
+        # Elsewhere a number and a letter: a room, a seat, a flat, vitamins, hair types.
+        (
+            "Room 12C, seat 23F, Flat 3C/4C, Apartment 4C and 5F",
+            "Room twelve C, seat twenty-three F, Flat three C or four C, Apartment four C and five F",
+        ),
+        ("Her hair went from 3C to 4C.", "Her hair went from three C to four C."),
     ],
     "units": [
         ("10 km", "ten kilometers"),
@@ -180,6 +197,24 @@ CASES = {
             "solve 2x + 3 = 7, y = 2x, 2x - 1 = 5",
             "solve two x plus three equals seven, y equals two x, two x minus one equals five",
         ),
+        # A hyphen before the second length's unit: still a size (it was "nine x thirteen-inch").
+        ("a 9x13-inch pan, an 8 x 10-foot rug", "a nine by thirteen-inch pan, an eight by ten-foot rug"),
+        # A unit per another, as doses and concentrations are written (it was "ten mg per kilogram").
+        (
+            "10 mg/kg, 95 mg/dL, 2 g/L, 1 mg/kg/day, 500 mg/day",
+            "ten milligrams per kilogram, ninety-five milligrams per deciliter, two grams per liter, "
+            "one milligram per kilogram per day, five hundred milligrams per day",
+        ),
+        (
+            "60 km/h, 12 MB/s, 5 m/s",
+            "sixty kilometers per hour, twelve megabytes per second, five meters per second",
+        ),
+        (
+            "532 nm, 20 mA, 5000 mAh, 0.5 mM, 140 mmol, 250 kcal, 1 qt. stock, 8 fl oz",
+            "five hundred thirty-two nanometers, twenty milliamps, five thousand milliamp hours, "
+            "zero point five millimolar, one hundred forty millimoles, two hundred fifty kilocalories, "
+            "one quart stock, eight fluid ounces",
+        ),
     ],
     "heights": [
         ("He is 5'11\", she is 6' 2\"", "He is five feet eleven inches, she is six feet two inches"),
@@ -202,6 +237,20 @@ CASES = {
             "in ten sixty-six, since ten sixty-six, the year ten sixty-six",
         ),
         ("1066 people, in 1024 bytes", "one thousand sixty-six people, in one thousand twenty-four bytes"),
+        # A season across two years, as "2024-25" is (it was "twenty twenty slash twenty-one").
+        (
+            "the 2020/21 season, 1999/2000 and 1999/00",
+            "the twenty twenty to twenty-one season, nineteen ninety-nine to two thousand and "
+            "nineteen ninety-nine to two thousand",
+        ),
+        ("2020/22, case 17/2023", "twenty twenty slash twenty-two, case seventeen slash twenty twenty-three"),
+        # Seconds glued: a decimal, or a whole number after a word of waiting (it was "thirties").
+        (
+            "the 100m in 9.58s; the timeout is 30s; wait 45s",
+            "the one hundred meters in nine point five eight seconds; the timeout is thirty seconds; "
+            "wait forty-five seconds",
+        ),
+        ("in 2s and 3s, her 30s, MP3s", "in two s and three s, her thirties, MP threes"),
     ],
     "dates": [
         ("3 May 2024", "the third of May, twenty twenty-four"),
@@ -379,6 +428,10 @@ CASES = {
             "Sunset Boulevard, Suite two hundred. Fort Worth; Oak Lane.",
         ),
         ("Ave Maria, 1200 sq ft", "Ave Maria, one thousand two hundred square feet"),
+        (
+            "1600 Pennsylvania Ave NW, 1 Main St SE",
+            "sixteen hundred Pennsylvania Avenue NW, one Main Street SE",
+        ),
     ],
     "perfect scores": [
         ("10/10 would recommend; 5/5", "ten out of ten would recommend; five out of five"),
@@ -431,6 +484,16 @@ CASES = {
             "UTC; at nine thirty UTC minus five",
         ),
         ("Sun May be out. The Sun, 5 stars", "Sun May be out. The Sun, five stars"),
+        (
+            "Fwd: Invoice\nRE: FW: notes\nSubject: Fwd: hi",
+            "Forward: Invoice RE: Forward: notes Subject: Forward: hi",
+        ),
+        ("The FW: 1.2 update", "The FW: one point two update"),  # firmware
+        # A zone after "a.m.": no sentence ends there (it was "ten thirty AM. ET.").
+        (
+            "at 10:30 a.m. ET. Then 9 p.m. PT, at 9 a.m. Then",
+            "at ten thirty AM ET. Then nine PM PT, at nine AM. Then",
+        ),
     ],
     "numbers said twice": [
         # Contracts write a number in words and in brackets: it is said once.
@@ -465,6 +528,13 @@ CASES = {
         ("sin\u00b2(x) + cos\u00b2(x) = 1", "sin squared (x) plus cos squared (x) equals one"),
         ("x\u00b2, y\u00b2. Then (a+b)^2.", "x squared, y squared. Then (a plus b) squared."),
         ("H\u2082O and CO\u2082", "H two O and CO two"),
+        # E notation (it was "one e six", the minus dropped); a model's letter and a colour stay.
+        (
+            "1e-6 mol, lr=3e-4, 6.02e23, 1E+10",
+            "one times ten to the power of minus six mol, lr equals three times ten to the power of minus four, "
+            "six point zero two times ten to the power of twenty-three, one times ten to the power of ten",
+        ),
+        ("the iPhone 16e, hash 4e5f2a", "the iPhone sixteen e, hash four e five f two a"),
     ],
     "versions": [
         (
@@ -567,6 +637,12 @@ CASES = {
     "ratios": [
         ("16:9, 4:3 or 21:9", "sixteen to nine, four to three or twenty-one to nine"),  # one digit after
         ("aspect ratio 16:10, a 16:10 screen", "aspect ratio sixteen to ten, a sixteen to ten screen"),
+        # One to a hundred or more: a dilution, a map's scale (it was "one ten zero zero").
+        (
+            "a 1:1000 dilution, dilute 1:100, a 1:50,000 map",
+            "a one to one thousand dilution, dilute one to one hundred, a one to fifty thousand map",
+        ),
+        ("John 3:16, at 1:15", "John three sixteen, at one fifteen"),
     ],
     "markdown tables, tasks and footnotes": [
         ("| Name | Age |\n|------|:---:|\n| Alice | 30 |", "Name, Age. Alice, thirty."),
@@ -661,6 +737,18 @@ CASES = {
             "github dot com slash hexgrad slash kokoro slash blob slash main slash pipeline dot py",
         ),
         ("see www.python.org/library?x=1.", "see python dot org slash library."),
+        # A host with its port was dropped whole with the port's digits.
+        ("Open http://localhost:3000 now", "Open localhost colon three thousand now"),
+        (
+            "http://localhost:8080/admin or localhost:5000",
+            "localhost colon eighty eighty slash admin or localhost colon five thousand",
+        ),
+        (
+            "http://127.0.0.1:8000/docs, https://example.com:8443/login",
+            "one hundred twenty-seven dot zero dot zero dot one colon eight thousand slash docs, "
+            "example dot com colon eighty-four forty-three slash login",
+        ),
+        ("https://github.com/u/r/issues/1234", "github dot com slash u slash r slash issues"),  # an id
         ("jane.doe@example.org", "jane dot doe at example dot org"),
         ("tal197@users.sf.net", "tal one nine seven at users dot sf dot net"),  # digits one by one
         (
@@ -677,6 +765,21 @@ CASES = {
         ("St. Mary's St.", "Saint Mary's Street."),
         ("Mr. and Mrs. Jones", "Mister and Missus Jones"),
         ("No. 5", "number five"),
+        ("Figs. 4-6 and Eqs. 2, 3", "figures four to six and equations two, three"),
+        ("Schedule 2, para. 3; paras. 4-6", "Schedule two, paragraph three; paragraphs four to six"),
+        (
+            "Est. 1892. EST. 1970 in Boston",
+            "Established eighteen ninety-two. Established nineteen seventy in Boston",
+        ),
+        ("Est. 1500 deaths", "Est. fifteen hundred deaths"),  # an estimate
+        # A weekday's short name with its dot (it was "tooz"); ranges with dots were flags.
+        ("on Tues. the 14th, Thurs. at 9, Weds.?", "on Tuesday the fourteenth, Thursday at nine, Wednesday?"),
+        ("Open Mon.-Fri., Tue.-Thu. 9-5", "Open Monday to Friday, Tuesday to Thursday nine to five"),
+        # A rank before a title: no sentence's end (it was "a Senior. Software Engineer").
+        (
+            "a Sr. Software Engineer, our Jr. Developer. John Smith Sr. He left.",
+            "a Senior Software Engineer, our Junior Developer. John Smith Senior. He left.",
+        ),
     ],
     "roman numerals": [
         ("World War II", "World War two"),
@@ -687,6 +790,14 @@ CASES = {
         ("an IV drip", "an IV drip"),
         ("see chapter IV and part II", "see chapter four and part two"),
         ("in part I think so", "in part I think so"),  # the pronoun
+        # After "Title", "type" and "Bowl" (it was "Title the ninth", "type eye eye", "LVIII").
+        ("Title IX and Title VII", "Title nine and Title seven"),
+        ("type II diabetes, type I diabetes", "type two diabetes, type I diabetes"),
+        (
+            "Super Bowl LVIII, Super Bowl XL; Chapter XLII",
+            "Super Bowl fifty-eight, Super Bowl forty; Chapter forty-two",
+        ),
+        ("Type L or Type XL, the title I chose", "Type L or Type XL, the title I chose"),  # a letter, a size
     ],
     "symbols": [
         ("Tom & Jerry", "Tom and Jerry"),
@@ -714,6 +825,14 @@ CASES = {
             "SSL/TLS, YES/NO, HEVC/H.265, C/C++",
             "SSL or TLS, YES or NO, HEVC or H two sixty-five, C or C plus plus",
         ),
+        ("See §§ 12-14 and § 4(b)", "See sections twelve to fourteen and section four (b)"),
+        ("npm install && npm run build", "npm install and npm run build"),
+        # A slash after a price is per; between currencies, a choice.
+        (
+            "$3/dozen, £2/bag, $5/person",
+            "three dollars per dozen, two pounds per bag, five dollars per person",
+        ),
+        ("prices in dollars/euros", "prices in dollars or euros"),
     ],
     "markup": [
         ("**bold** <b>html</b>", "bold html"),
@@ -828,6 +947,8 @@ CASES = {
         ("the lol-cat, @lol, THX sound", "the lol-cat, at lol, THX sound"),
         ("np, see you tmrw. Tmr then, np!", "no problem, see you tomorrow. Tomorrow then, no problem!"),
         ("import numpy as np; np.array", "import numpy as np; np.array"),  # a module's name
+        ("ur welcome, is that ur car", "your welcome, is that your car"),
+        ("Ur was a city of Sumer.", "Ur was a city of Sumer."),  # a name
     ],
     "encyclopedia and business": [
         (
@@ -992,6 +1113,7 @@ CASES = {
             "100k users, 100K users, 2.5m downloads",
             "one hundred thousand users, one hundred thousand users, two point five million downloads",
         ),
+        ("10K+ users, join 50k+", "ten thousand plus users, join fifty thousand plus"),  # was "ten K plus"
         (
             "5m away, 5m long, 5m tall, a 5k run, $5m deal, 5m cables",
             "five meters away, five meters long, five meters tall, a five k run, five million dollars deal, "

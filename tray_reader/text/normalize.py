@@ -559,7 +559,12 @@ _EMAIL = re.compile(r"\b[A-Za-z0-9][\w.+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0
 _URL = re.compile(
     r"\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+"
     rf"|\b[A-Za-z0-9-]{{1,63}}(?:\.[A-Za-z0-9-]{{1,63}}){{0,8}}\.(?:{_TLDS})\b(?:/[^\s<>\"']*)?"
+    r"|\blocalhost:\d{2,5}\b(?:/[^\s<>\"']*)?"
 )
+_PORT = re.compile(r":(\d{2,5})$")
+"""A host's port, "localhost:3000", "127.0.0.1:8000": said after the host, "colon three
+thousand", as a number that names something ("eighty eighty"; the whole host was dropped with
+the digits that make an id)."""
 _ADDRESS_SEPARATORS = {".": " dot ", "@": " at ", "/": " slash ", "_": " underscore ", "+": " plus "}
 
 
@@ -588,9 +593,14 @@ def _url(m: re.Match[str]) -> str:
     url = url[: len(url) - len(tail)]
     url = re.sub(r"^(?:[a-z]+://)?(?:www\.)?", "", url, flags=re.I)
     url = re.split(r"[?#]", url, maxsplit=1)[0].rstrip("/")
-    # Long opaque path segments (ids, hashes) are noise when spoken.
-    segments = [s for s in url.split("/") if s and not re.search(r"\d.*\d.*\d|\w{25,}", s)]
-    return _speak_parts("/".join(segments), "./_") + tail
+    host, _, path = url.partition("/")
+    port = _PORT.search(host)
+    if port:
+        host = host[: port.start()]
+    # Long opaque path segments (ids, hashes) are noise when spoken; the host is always said.
+    segments = [s for s in path.split("/") if s and not re.search(r"\d.*\d.*\d|\w{25,}", s)]
+    said = _speak_parts(host, "./_") + (f" colon {numwords.name_number(port[1])}" if port else "")
+    return " slash ".join([said, *(_speak_parts(s, "./_") for s in segments)]) + tail
 
 
 _FILE_TYPES = (
@@ -708,7 +718,7 @@ def read_addresses(text: str) -> str:
         text = _DOI.sub(_doi, text)
     if "@" in text:
         text = _EMAIL.sub(_email, text)
-    if "." in text:
+    if "." in text or "localhost:" in text:
         text = _URL.sub(_url, text)
     if "/" in text:
         text = _PATH.sub(_path, text)
@@ -769,6 +779,15 @@ _ABBREVIATIONS = [
     _abbrev(r"\bSt\.", "Street", can_end=True),
     _abbrev(r"\bAve\.", "Avenue", can_end=True),
     _abbrev(r"\bRd\.", "Road", can_end=True),
+    # A rank before a title, "a Sr. Software Engineer", "our Jr. Developer": no sentence ends
+    # there (it was "a Senior. Software Engineer"); after a name it may ("John Smith Sr. He").
+    *(
+        _abbrev(
+            rf"(?:^|(?<=\n)|(?<=\b[Aa] )|(?<=\b[Oo]ur )|(?<=\b[Tt]he )|(?<=\b[Aa]s )){short}\.(?= [A-Z])",
+            rank,
+        )
+        for short, rank in (("Jr", "Junior"), ("Sr", "Senior"))
+    ),
     _abbrev(r"\bJr\.", "Junior", can_end=True),
     _abbrev(r"\bSr\.", "Senior", can_end=True),
     _abbrev(r"\bInc\.", "Incorporated", can_end=True),
@@ -782,6 +801,10 @@ _ABBREVIATIONS = [
     _abbrev(r"\b[Aa]pprox\.", "approximately"),
     _abbrev(r"\b[Ii]ncl\.", "including"),
     _abbrev(r"\b[Ff]ig\.(?=\s*\(?\d)", "figure"),
+    _abbrev(r"\b[Ff]igs\.(?=\s*\(?\d)", "figures"),  # not the fruit, nor a sentence's end
+    _abbrev(r"\b[Ee]qs\.(?=\s*\(?\d)", "equations"),
+    _abbrev(r"\b[Pp]ara\.(?=\s*\(?\d)", "paragraph"),
+    _abbrev(r"\b[Pp]aras\.(?=\s*\(?\d)", "paragraphs"),
     _abbrev(r"\bpp\.(?=\s*\(?\d)", "pages"),
     _abbrev(r"\b[Ee]xt\.(?=\s*\d)", "extension"),
     _abbrev(r"\bp\.(?=\s*\(?\d)", "page"),
@@ -792,6 +815,15 @@ _ABBREVIATIONS = [
     _abbrev(r"\bArt\.(?=\s*\d)", "Article"),
     _abbrev(r"\b[Cc]a?\.(?=\s*\d)", "circa"),
     _abbrev(r"\b[Ee]st\.(?=\))", "estimate"),
+    # A founding year on a sign or a label, "Est. 1892", "EST. 1970" (it was "est"); before a
+    # count it is estimated ("Est. 1500 deaths" stays).
+    _abbrev(r"\b(?:Est|EST)\.(?=\s*(?:1[5-9]|20)\d\d\b(?![.,]\d)(?!\s+[a-z]+s\b))", "Established"),
+    # A weekday's short name that is no word with its dot ("on Tues. the 14th", "Thurs. at 9"):
+    # the day (it was "tooz"); between two days, a range, it is `read_symbols`' ("Tue.-Thu.").
+    *(
+        _abbrev(rf"(?<![-\u2013])(?<![-\u2013] )\b{short}\.(?!\s?[-\u2013])", day)
+        for short, day in (("Tues?", "Tuesday"), ("Weds", "Wednesday"), ("Thu(?:rs?)?", "Thursday"))
+    ),
     _abbrev(r"\ba\.s\.l\.", "above sea level", can_end=True),
     _abbrev(r"\bNo\.(?=\s*\d)", "number"),
     _abbrev(r"\bno\.(?=\s*\d)", "number"),
@@ -811,10 +843,15 @@ _CHAT_WORDS = {
     "tmrw": "tomorrow",
     "tmr": "tomorrow",
     "np": "no problem",
+    "ur": "your",  # "ur welcome", "is that ur car" (it was "er"); "you're" sounds the same
 }
+_LOWER_CASE_ONLY = frozenset({"ur"})
+"""Short forms that capitalised are a name ("Ur was a city of Sumer")."""
 _CHAT_WORD = re.compile(
     r"(?<![\w.'/@#$-])(?:(" + "|".join(_CHAT_WORDS) + r")"
-    r"|(?:(?<=^)|(?<=\n)|(?<=[.!?] ))(" + "|".join(map(str.capitalize, _CHAT_WORDS)) + r")(?! [A-Z]))"
+    r"|(?:(?<=^)|(?<=\n)|(?<=[.!?] ))("
+    + "|".join(short.capitalize() for short in _CHAT_WORDS if short not in _LOWER_CASE_ONLY)
+    + r")(?! [A-Z]))"
     r"(?![\w'/@-]|\.\w)"
 )
 """A chat's short forms in lower case ("omg thx, idk"): the letters, or the word they stand for.
@@ -832,12 +869,18 @@ def _chat_word(m: re.Match[str]) -> str:
     return said.capitalize() if capitalised and said.islower() else said
 
 
+_COMPASS_AFTER = r"(?= (?:N|S|E|W|NE|NW|SE|SW)\b)"
+"""A compass point after a street, as American addresses have it ("Pennsylvania Ave NW")."""
 _DOTLESS_ABBREVIATIONS = [
     # An address's street after its name, written without a dot ("221B Baker St, London",
-    # "12 Oak Ave"): the word, not the letters; and a flat's or a suite's number.
-    _abbrev(r"(?<=[a-z] )(?:St|Str)(?=,|\s*$|\s*\n)", "Street"),
-    _abbrev(r"(?<=[a-z] )Ave?(?=[,.]|\s*$|\s*\n)", "Avenue"),
-    _abbrev(r"(?<=[a-z] )Rd(?=[,.]|\s*$|\s*\n)", "Road"),
+    # "12 Oak Ave", "1600 Pennsylvania Ave NW"): the word, not the letters; and a flat's or a
+    # suite's number.
+    _abbrev(rf"(?<=[a-z] )(?:St|Str)(?=,|\s*$|\s*\n|{_COMPASS_AFTER})", "Street"),
+    _abbrev(rf"(?<=[a-z] )Ave?(?=[,.]|\s*$|\s*\n|{_COMPASS_AFTER})", "Avenue"),
+    _abbrev(rf"(?<=[a-z] )Rd(?=[,.]|\s*$|\s*\n|{_COMPASS_AFTER})", "Road"),
+    # A mail's subject forwarded, "Fwd: Invoice", "FW: Re: notes" (it was "F W D"): at a line's
+    # start or after "Re:" or "Subject:", where no other "FW" is.
+    _abbrev(r"(?:^|(?<=\n)|(?<=Re: )|(?<=RE: )|(?<=Subject: ))(?:Fwd|FWD|Fw|FW)(?=:)", "Forward"),
     _abbrev(r"(?<=[a-z] )Blvd\.?(?=[,.]|\s*$|\s*\n)", "Boulevard", can_end=True),
     _abbrev(r"(?<=[a-z] )Ln\.?(?=[,.]|\s*$|\s*\n)", "Lane", can_end=True),
     _abbrev(r"\bApt\.?(?=\s*#?\d)", "Apartment"),
@@ -893,6 +936,12 @@ _RATE_UNIT = (
 _PER = re.compile(rf"(?<=[A-Za-z])/(?={_RATE_UNIT}\b)")
 """A slash before a unit of a rate ("cents/month", "requests/s", "km/h"): "per"."""
 _PER_UNIT = re.compile(r"(?<=\bper )(" + "|".join(_PER_UNITS) + r")\b")
+
+_MONEY_WORDS = r"(?:dollars?|cents?|pounds?|pence|penny|euros?|yen)"
+_PRICE_PER = re.compile(rf"\b({_MONEY_WORDS})/(?!{_MONEY_WORDS}\b)(?=[a-z]{{2,}}\b)")
+"""A slash after a price, once `read_numbers` has said it, before what the price is for
+("$3/dozen", "£2/bag", "€5/kilo"): per (it was "three dollars or dozen"). Between two
+currencies it is a choice ("in dollars/euros")."""
 
 _MENU_ITEM = r"[A-Z][\w-]*(?: (?:and |or |of |to )?[A-Z][\w-]*){0,2}"
 _MENU_PATH = re.compile(
@@ -1030,6 +1079,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_CODE_SLASHES, _code_slashes),
     (_MEMBER_AFTER_INDEX, " dot "),
     (_PER, " per "),
+    (_PRICE_PER, r"\1 per "),
     # A menu path, "Settings > Privacy > Location", "File > Save As": each item, not
     # "greater than" (a comparison of two names, "Count > Limit", stays one).
     (_MENU_PATH, lambda m: re.sub(r" ?> ?", ", ", m.group())),
@@ -1040,17 +1090,18 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b([A-G])#(?!\w)"), r"\1 sharp"),  # C#, F# minor
     (_GRADE_MINUS, r"\1\2 minus"),
     (_MONTH_RANGE, _named_range(month_name)),
+    # "Mon–Fri"; before options, which took "Mon.-Fri." for a flag ("Mon. dash Fri.").
+    (_DAY_RANGE, _named_range(lambda day: DAYS[day.lower()])),
     (_OPTION_OR_OPTION, " or "),
     (_LONG_OPTION, " dash dash "),  # "--verbose"
     (_SHORT_OPTION, " dash "),  # "-v", "-la", "-print"
     (_KEY, lambda m: m.group(1) + _KEY_NAMES[m.group(2)]),  # "press / to search"
     (re.compile(r"(?<=[\w.)]) \| (?=\w)"), ", "),  # "Jane Doe | Senior PM": parts of a line
-    (_DAY_RANGE, _named_range(lambda day: DAYS[day.lower()])),  # "Mon–Fri"
     (re.compile(r"\b[Ww]/[Oo]\b"), "without"),
     (re.compile(r"(?<![\w/])([bB])/c(?![\w/])"), lambda m: "because" if m[1] == "b" else "Because"),  # "b/c"
     (_SLASHED_CODES, _slashed_codes),
     (re.compile(r"\b[Ww]/(?=\s)|\bw/(?=[a-z]{2,}\b)"), "with "),  # "w/ milk", "w/cmake"
-    (re.compile(r"\s*&\s*"), " and "),
+    (re.compile(r"\s*&&?\s*"), " and "),  # "npm install && npm run build" (it was "and and")
     (re.compile(r"\s*@\s*"), " at "),
     (re.compile(r"\s*%"), " percent "),
     (re.compile(r"\s*°"), " degrees "),
@@ -1075,6 +1126,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b((?:or|and|[Pp]ress)) →"), r"\1 right arrow "),
     (re.compile(r"→(?= (?:or|and|keys?)\b)"), " right arrow "),
     (re.compile(r"\s*→\s*"), " to "),
+    (re.compile(r"§§\s*"), " sections "),  # "§§ 101-105" (it was "section section")
     (re.compile(r"§\s*"), " section "),
     (re.compile(r"\b(and|either)/or\b"), r"\1 or"),
     (re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])"), " or "),

@@ -188,10 +188,11 @@ _TIME_RANGE = re.compile(
 )
 _BY = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(\s?(?:mm|cm|m|km|ft|in|\"))?\s?[x\u00d7]\s?"
-    r"(?=\d+(?:\.\d+)?\s?(?:mm|cm|m|km|ft|in|inch(?:es)?|feet|foot|\")(?!\w))"
+    r"(?=\d+(?:\.\d+)?[\s-]?(?:mm|cm|m|km|ft|in|inch(?:es)?|feet|foot|\")(?!\w))"
 )
-"""The first of two lengths with "x" between them, a size ("4m x 5m", "a 9 x 13 inch pan"):
-by (it was "four meters x five meters"). Not before a weight or a count ("2 x 500mg": times)."""
+"""The first of two lengths with "x" between them, a size ("4m x 5m", "a 9 x 13 inch pan", "a
+9x13-inch pan"): by (it was "four meters x five meters", "nine x thirteen-inch"). Not before a
+weight or a count ("2 x 500mg": times)."""
 _TERM = r"\d+(?:\.\d+)?"
 _PRODUCT = re.compile(
     rf"(?<![\w.])({_TERM}) ?[x\u00d7] ?"
@@ -218,10 +219,19 @@ sum is not ("3 x 4 = 12" is `_PRODUCT`'s, "2 x 3 is 6" stays), nor a weight or a
 ("2 x 500mg", "2 x 4 packs"), a hex number ("0x01") or a name ("3 x86 tests")."""
 
 
+_ZONE_AFTER_AMPM = re.compile(rf"\s+(?:{_ZONES}|[ECMP]T)\b")
+"""A time zone after "a.m." or "p.m.", also as American news writes it ("10 a.m. ET", "9 p.m.
+PT"): the dot is the abbreviation's, not a sentence's end (it was "ten AM. ET")."""
+
+
 def _ampm(m: re.Match[str], letter: str | None) -> str:
     if not letter:
         return ""
-    final = m.group().endswith(".") and re.match(ENDS_SENTENCE, m.string[m.end() :]) is not None
+    final = (
+        m.group().endswith(".")
+        and re.match(ENDS_SENTENCE, m.string[m.end() :]) is not None
+        and not _ZONE_AFTER_AMPM.match(m.string, m.end())
+    )
     # "AM", not "a m": the phonemiser reads a lone "a" as the article.
     return f" {letter.upper()}M" + ("." if final else "")
 
@@ -526,6 +536,44 @@ def _iso_date(m: re.Match[str]) -> str:
 
 
 _DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°(?:\s?([CF])\b)?")
+_BARE_TEMPERATURE = re.compile(r"(?<![\w.])(-?)(\d{1,3})([CF])\b(?![\w'\u2019-]|/(?!-?\d{1,3}[CF]\b))(/?)")
+"""A temperature without its degree sign, as British papers and recipes write it ("highs of
+40C", "heat the oven to 180C/160C fan/gas 4"): read by `_bare_temperature` where the words
+around make it one."""
+_TEMPERATURE_BEFORE = re.compile(
+    r"(?i)\b(?:to|at|of|reach(?:ed|es|ing)?|hit(?:s|ting)?|around|about|above|below|over|under|than"
+    r"|between|exceed(?:ed|ing|s)?|topped|nearly|near|almost|oven|preheat(?:ed)?)\s+$"
+)
+_TEMPERATURE_AFTER = re.compile(r"(?:-?\d{1,3}[CF])? fan\b")
+"""A fan oven's temperature after, alone or after a slash ("160C fan", "180C/160C fan")."""
+_HAIR_TYPES = re.compile(r"(?i)\bhair\b")
+_SECOND_TEMPERATURE = re.compile(
+    r"\b((?:Celsius|Fahrenheit)(?:,? (?:and|to|or) |, ))(-?)(\d{1,3})([CF])\b(?![\w'\u2019/-])"
+)
+"""The second of two temperatures without their signs, "between 18C and 22C", "180C/350F"."""
+
+
+def _temperature(minus: str, amount: str, scale: str) -> str:
+    return f"{_signed(minus, amount)} {_quantity(amount, 'degree', 'degrees')} {_TEMPERATURE_SCALES[scale]}"
+
+
+def _bare_temperature(m: re.Match[str]) -> str:
+    """'180C' after a word that brings in a measure ("to 180C", "highs of 40C") or before the
+    other scale's or a fan oven's ("180C/350F", "160C fan", "180C/160C fan"): degrees (it was
+    "one hundred eighty C"); a slash between two is a pause. Elsewhere a number and a letter
+    stay ("Room 12C", "seat 23F", "Flat 3C/4C"), and so where the text is about hair, whose
+    types run to "4C" ("from 3C to 4C hair")."""
+    minus, amount, scale, slash = m.groups()
+    before = m.string[max(0, m.start() - 12) : m.start()]
+    other_scale = slash and re.match(rf"-?\d{{1,3}}(?!{scale})[CF]", m.string[m.end() :])
+    after = _TEMPERATURE_AFTER.match(m.string, m.end())
+    if not (other_scale or after or _TEMPERATURE_BEFORE.search(before)):
+        return m.group()
+    if _HAIR_TYPES.search(m.string):
+        return m.group()
+    return _temperature(minus, amount, scale) + (", " if slash else "")
+
+
 _PERCENT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?%")
 _TEMPERATURE_SCALES = {"C": "Celsius", "F": "Fahrenheit"}
 
@@ -549,6 +597,16 @@ _UNITS = {
     "L": ("liter", "liters"),
     "ml": ("milliliter", "milliliters"),
     "mL": ("milliliter", "milliliters"),
+    "dL": ("deciliter", "deciliters"),
+    "qt": ("quart", "quarts"),
+    "fl oz": ("fluid ounce", "fluid ounces"),
+    "kcal": ("kilocalorie", "kilocalories"),
+    "nm": ("nanometer", "nanometers"),
+    "mA": ("milliamp", "milliamps"),
+    "mAh": ("milliamp hour", "milliamp hours"),
+    "mol": ("mole", "moles"),
+    "mmol": ("millimole", "millimoles"),
+    "mM": ("millimolar", "millimolar"),
     "KB": ("kilobyte", "kilobytes"),
     "kB": ("kilobyte", "kilobytes"),
     "MB": ("megabyte", "megabytes"),
@@ -613,6 +671,31 @@ _UNIT_SYMBOLS = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=T
 _UNIT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(\.(?=\s+[a-z]))?")
 """A number and its unit's symbol; a dot after the symbol is its abbreviation's when the
 sentence goes on ("1 tsp. salt")."""
+_PER_SYMBOLS = ("kg", "g", "L", "l", "mL", "ml", "dL", "m", "km", "h", "s", "min")
+_UNIT_PER_UNIT = re.compile(
+    r"(?<![\w.])(-?)("
+    + _NUM
+    + r")\s?("
+    + _UNIT_SYMBOLS
+    + r")((?:/(?:"
+    + "|".join(_PER_SYMBOLS)
+    + r"|day|d))+)(?![\w/])"
+)
+"""A measure of one unit per another, as a dose or a concentration is written ("10 mg/kg",
+"5 mg/dL", "2 g/L", "1 mg/kg/day"): the units' names (it was "ten mg per kilogram"). One the
+table has whole ("km/h", "MB/s") is `_UNIT`'s."""
+
+
+def _unit_per_unit(m: re.Match[str]) -> str:
+    minus, amount, unit, pers = m.groups()
+    if unit + pers in _UNITS:
+        return m.group()
+    names = ("day" if per in ("day", "d") else _UNITS[per][0] for per in pers[1:].split("/"))
+    return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}" + "".join(
+        f" per {n}" for n in names
+    )
+
+
 _FRACTION_OF_UNIT = re.compile(
     r"(?<![\w/.])(?:(\d{1,3}) )?(\d{1,2})/(\d{1,2})\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(?:\.(?=\s+[a-z]))?"
 )
@@ -733,6 +816,9 @@ def _measure_before_noun(amount: str, one: str) -> str:
 _AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
 """A square or cubic unit, "12 m^2", "5 cm^3" (`clean_unicode` writes "m²" so), or one
 alone ("per m^2")."""
+_E_NOTATION = re.compile(r"(?<![\w.#])(\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![\w.])")
+"""A number in E notation, as code and data write powers of ten ("1e-6", "lr=3e-4", "6.02e23"):
+a power of ten (it was "one e six", the minus dropped)."""
 _POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?!\d|\.\d)")
 """A power, "x^2", "10^-3", "(a+b)^2"."""
 
@@ -799,9 +885,25 @@ def _unit(m: re.Match[str]) -> str:
 
 _DECADE = re.compile(r"(?<![\w'])(1\d|20)?(\d0)'?s\b")
 _SECONDS_NOT_DECADE = re.compile(
-    r"\b(?:after|every|within|wait|waits|waited|timeout|took|takes?|lasts?|for)\s+$", re.I
+    r"\b(?:after|every|within|wait|waits|waited|timeout|took|takes?|lasts?|for"
+    r"|(?:timeout|interval|delay) (?:is|of)|(?:timeout|interval|delay):)\s+$",
+    re.I,
 )
-"""Before "30s", a word that makes it seconds ("retry after 30s"), not a decade ("the 30s")."""
+"""Before "30s", a word that makes it seconds ("retry after 30s", "the timeout is 30s"), not a
+decade ("the 30s")."""
+_GLUED_SECONDS = re.compile(r"(?<![\w.])(\d+\.\d+|\d+)s\b(?!['\u2019])")
+"""A number of seconds with the symbol glued: a decimal ("ran the 100m in 9.58s"; no plural has
+a point), or a whole number after a word that makes it seconds ("wait 45s"; "in 2s and 3s"
+stays a plural). It was "nine point five eight s"."""
+
+
+def _glued_seconds(m: re.Match[str]) -> str:
+    amount = m[1]
+    if "." not in amount and not _SECONDS_NOT_DECADE.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return m.group()
+    return f"{numwords.number(amount)} {_quantity(amount, 'second', 'seconds')}"
+
+
 _SPACED_RANGE = re.compile(
     r"(?<=\d) [\u2013\u2014] (?=\d)|(?<=\d)(?:-|\s?\u2013\s?)(?=[$€£¥]\d)|(?<=\d) - (?=\d[\d,]* of \d)"
 )
@@ -852,6 +954,18 @@ _MIXED_NUMBER = re.compile(r"(?<![\w/.])(\d{1,3}) (\d{1,2})/(\d{1,2})(?![\w/]|\.
 """A whole number and a fraction, "2 1/2 cups": two and a half."""
 _NUMBERED = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/]|\.\d)")
 """Two numbers joined by a slash that are no fraction, "S.I. 2019/123", "case 17/2023"."""
+_SEASON = re.compile(r"(?<![\w/.])((?:1[6-9]|20)\d\d)/(\d\d(?:\d\d)?)(?![\w/]|\.\d)")
+"""A season or a fiscal year across two years, "the 2020/21 season", "1999/2000": to, as
+"2024-25" is (it was "twenty twenty slash twenty-one")."""
+
+
+def _season(m: re.Match[str]) -> str:
+    first, second = m.groups()
+    if int(second) != (int(first) + 1) % 10 ** len(second):
+        return m.group()
+    return f"{first} to {int(first) + 1 if second == '00' else second}"  # "1999/00": to 2000
+
+
 _SLASHED_DATE = re.compile(r"\b(\d{1,4})/(\d{1,2})/(\d{2,4})\b")
 _DOTTED_DATE = re.compile(r"(?<![\w.,/-])(\d{1,2})([.-])(\d{1,2})\2((?:1[6-9]|20)\d\d)(?!\w|[.,/-]\d)")
 """A date written with dots or hyphens, day and month before a year of four digits
@@ -1141,23 +1255,29 @@ def _ubuntu_version(m: re.Match[str]) -> str:
 _SLASHED_VERSION = re.compile(r"\b(HTTPS?|SPDY|RTSP|SIP|OS|PS)/(?=\d)")
 """A protocol's or a system's version after a slash, "HTTP/1.1", "HTTP/2", "OS/2", "PS/2": the
 name and the number (the slash between letters is "or", as in "and/or")."""
-_NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])/(?=\d)")
+_NAME_SLASH_NUMBER = re.compile(r"(?<=[A-Za-z+])(?<!\b[Ww])(?<!\d[CF])/(?=\d)")
 """A slash between a name and a number, "PR target/106482", "bfd/29988": said (it was "or" once
-the number was words, as between two words in "yes/no")."""
+the number was words, as between two words in "yes/no"). Not between two temperatures
+("180C/160C", `_bare_temperature`)."""
 _SCALED = re.compile(
     r"(?<![\w.,])(" + _NUM + r")(M|bn|tn)\b"
     r"|(?<![\w.,])(\d+\.\d(?=[Kk](?![\w ])|[Kk] [a-z]+s\b)"
-    rf"|\d+(?:\.\d+)?(?=[Kkm] (?:{'|'.join(sorted(_COUNTED_BY_SCALE))})\b))"
+    rf"|\d+(?:\.\d+)?(?=[Kkm] (?:{'|'.join(sorted(_COUNTED_BY_SCALE))})\b|[Kk]\+))"
     r"([Kkm])\b"
 )
 """An amount with its scale's letter: "3.5M users", "2bn", "1.2K shares", "45K likes", "(2.3K)" (a
 count of thousands: it was "one point two K"); "100k users", "5m users" before what is counted
-so (`_COUNTED_BY_SCALE`; it was "one hundred k users", "five meters users"); not "a 5K run",
-"clips (2K)", "a 2.8K display", "5m away"."""
+so (`_COUNTED_BY_SCALE`; it was "one hundred k users", "five meters users"), and thousands
+and more ("10K+ users", "50k+"; it was "ten K plus"); not "a 5K run", "clips (2K)", "a 2.8K
+display", "5m away"."""
 _RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
 """A ratio, "1:1", "16:9": one digit after the colon (a time has two)."""
 _TIME_SHAPED_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d\d)(?![\w:]|\.\d)")
 """Two numbers with a time's shape ("16:10"): a ratio where the words around say so."""
+_ONE_TO_MANY = re.compile(r"(?<![\w:.])1:(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w:]|[.,]\d)")
+"""A ratio of one to a hundred or more, as a dilution or a map's scale has it ("a 1:1000
+dilution", "1:50,000 scale"): no time has three digits after its colon (it was "one ten zero
+zero"). A verse after a chapter ("Psalm 119:105") is not one."""
 _RATIO_WORD_BEFORE = re.compile(r"(?i)\b(?:ratio|aspect)(?:\s+(?:of|is|was))?\s*:?\s*$")
 _RATIO_WORD_AFTER = re.compile(r"(?i)\s*(?:aspect|ratio|(?:wide)?screens?|displays?|monitors?|format)\b")
 _TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:at|by|until|till|from|before|after|around|about)\s*$")
@@ -1386,6 +1506,7 @@ def read_numbers(text: str) -> str:
     text = _ZONE_OFFSET.sub(_zone_offset, text)
     if "(" in text:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
+    text = _E_NOTATION.sub(lambda m: f"{m[1]} times 10^{m[2].lstrip('+')}", text)
     if "^" in text:
         text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
         text = _POWER.sub(_power, text)
@@ -1417,6 +1538,7 @@ def read_numbers(text: str) -> str:
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
     text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
+    text = _ONE_TO_MANY.sub(lambda m: f"one to {numwords.number(m[1].replace(',', ''))}", text)
     text = _ISO_DATE_TIME.sub(_iso_date_time, text)
     text = _HOUR_RANGE.sub(r"\1 to ", text)
     text = _SPACED_RANGE.sub(" to ", text)
@@ -1442,6 +1564,7 @@ def read_numbers(text: str) -> str:
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
     text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _SEASON.sub(_season, text)
     text = _NUMBERED.sub(
         lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
     )
@@ -1468,11 +1591,15 @@ def read_numbers(text: str) -> str:
     text = _OUT_OF.sub(_out_of, text)
     text = _SHORT_DECADE.sub(lambda m: numwords.plural(numwords.cardinal(int(m.group(1)))), text)
     text = _DECADE.sub(_decade, text)
+    text = _GLUED_SECONDS.sub(_glued_seconds, text)
     text = _DEGREES.sub(_degrees, text)
+    text = _BARE_TEMPERATURE.sub(_bare_temperature, text)
+    text = _SECOND_TEMPERATURE.sub(lambda m: m[1] + _temperature(m[2], m[3], m[4]), text)
     text = _PERCENT.sub(_percent, text)
     text = _FRACTION_OF_UNIT.sub(_fraction_of_unit, text)
     text = _READING_TIME.sub(lambda m: f"{numwords.cardinal(int(m[1]))}-minute", text)
     text = _AGO.sub(_ago, text)
+    text = _UNIT_PER_UNIT.sub(_unit_per_unit, text)
     text = _UNIT_BEFORE_NOUN.sub(_unit_before_noun, text)
     text = _UNIT.sub(_unit, text)
     text = _SECONDS.sub(
@@ -1495,12 +1622,14 @@ def read_numbers(text: str) -> str:
 
 _ROMAN_NUMERAL = r"(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))"
 _COUNTED_ROMAN = re.compile(
-    r"\b([Cc]hapter|[Pp]art|[Vv]olume|[Bb]ook|[Aa]ct|[Ss]cene|[Pp]hase|[Ss]tage|[Ll]evel|Type|Class|War"
-    r"|[Ee]pisode|[Ss]ection|[Aa]rticle|[Aa]ppendix|Grade|Category|Apollo|Bowl|Mark"
+    r"\b([Cc]hapter|[Pp]art|[Vv]olume|[Bb]ook|[Aa]ct|[Ss]cene|[Pp]hase|[Ss]tage|[Ll]evel|[Tt]ype|Class|War"
+    r"|[Ee]pisode|[Ss]ection|[Aa]rticle|[Aa]ppendix|Grade|Category|Apollo|Bowl|Mark|Title"
     r"|CHAPTER|PART|VOLUME|BOOK|ACT|SCENE|EPISODE|SECTION|ARTICLE|APPENDIX)\s+"  # a heading in capitals
-    + _ROMAN_NUMERAL
-    + r"\b"
+    r"(?=[IVXL])((?:XL|LX{0,3}|X{0,3})(?:IX|IV|V?I{0,3}))\b"
 )
+"""A numeral after a word that counts parts, kinds or games: a number ("Chapter IV", "Title
+IX", "type II diabetes", "Super Bowl LVIII"; it was "Title the ninth", "type eye eye"), to
+LXXXIX; "L" and "XL" are a letter and a size ("Type L", "Type XL") but after "Bowl"."""
 _LONE_ROMAN = re.compile(r"\s*(X{0,3}(?:IX|IV|V?I{0,3}))([.:)]?)\s*")
 """A numeral in capitals that is all its line says, a part's heading ("II.", "IV"): its number.
 Not "I", "V" or "X" alone, which may be a word or a letter ("Who? I."); of X's alone only with
@@ -1512,11 +1641,13 @@ def _counted_roman(m: re.Match[str]) -> str:
     word, numeral = m.groups()
     if numeral == "I" and word[0].islower():
         return m.group()  # "in part I think": the pronoun
+    if numeral in ("L", "XL") and word != "Bowl":
+        return m.group()  # "Type L", "Type XL": a letter, a size
     return f"{word} {numwords.cardinal(_roman_value(numeral))}"
 
 
 _REGNAL_ROMAN = re.compile(r"\b([A-Z][a-z]+)\s+" + _ROMAN_NUMERAL + r"\b(?!')")
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
 
 
 def _roman_value(numeral: str) -> int:
