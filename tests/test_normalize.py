@@ -465,6 +465,8 @@ CASES = {
             "v3 is next; the v2 API; a V8 engine",
             "version three is next; the version two API; a V eight engine",
         ),
+        # After the word itself the "v" is not said again (it was "Version version three point two").
+        ("Version v3.2 is out; version v2", "Version three point two is out; version two"),
     ],
     "keys and platforms": [
         (
@@ -765,6 +767,16 @@ CASES = {
         ("St. Mary's St.", "Saint Mary's Street."),
         ("Mr. and Mrs. Jones", "Mister and Missus Jones"),
         ("No. 5", "number five"),
+        # A state's short name after a town or a party's letter (it was "Calif." and a pause).
+        (
+            "Sacramento, Calif., on Tuesday; MIAMI, Fla. (AP); Seattle, Wash. He left.",
+            "Sacramento, California, on Tuesday; MIAMI, Florida (AP); Seattle, Washington. He left.",
+        ),
+        (
+            "Sen. Warren (D-Mass.), R-Pa., D-Calif. and others",
+            "Senator Warren (D-Massachusetts), R-Pennsylvania, D-California and others",
+        ),
+        ("Yes, Miss. Thanks, Pa. Wash. the cups", "Yes, Miss. Thanks, Pa. Wash. the cups"),  # words, titles
         ("Figs. 4-6 and Eqs. 2, 3", "figures four to six and equations two, three"),
         ("Schedule 2, para. 3; paras. 4-6", "Schedule two, paragraph three; paragraphs four to six"),
         (
@@ -1114,6 +1126,15 @@ CASES = {
             "one hundred thousand users, one hundred thousand users, two point five million downloads",
         ),
         ("10K+ users, join 50k+", "ten thousand plus users, join fifty thousand plus"),  # was "ten K plus"
+        # A processor's model is no range (it was "i seven to twelve thousand seven hundred K").
+        (
+            "an i7-12700K, Xeon E5-2690",
+            "an i seven twelve thousand seven hundred K, Xeon E five two thousand six hundred ninety",
+        ),
+        (
+            "pages 10-20, aged 5-12, B-52, PG-13",
+            "pages ten to twenty, aged five to twelve, B fifty-two, PG thirteen",
+        ),
         (
             "5m away, 5m long, 5m tall, a 5k run, $5m deal, 5m cables",
             "five meters away, five meters long, five meters tall, a five k run, five million dollars deal, "

@@ -743,7 +743,30 @@ def _abbrev(pattern: str, word: str, can_end: bool = False) -> tuple[re.Pattern[
     return rx, sub
 
 
+_STATES = {
+    **{"Ala": "Alabama", "Ariz": "Arizona", "Ark": "Arkansas", "Calif": "California", "Colo": "Colorado"},
+    **{"Conn": "Connecticut", "Fla": "Florida", "Ga": "Georgia", "Ill": "Illinois", "Ind": "Indiana"},
+    **{"Kan": "Kansas", "Ky": "Kentucky", "Md": "Maryland", "Mich": "Michigan", "Minn": "Minnesota"},
+    **{"Mont": "Montana", "Neb": "Nebraska", "Nev": "Nevada", "Okla": "Oklahoma", "Tenn": "Tennessee"},
+    **{"Va": "Virginia", "Vt": "Vermont", "Wash": "Washington", "Wis": "Wisconsin", "Wyo": "Wyoming"},
+}
+"""The states' short names in American news that no word or title has, after a town ("Sacramento,
+Calif.") or a party's letter ("D-Calif.")."""
+_PARTY_STATES = {"Del": "Delaware", "La": "Louisiana", "Mass": "Massachusetts", "Miss": "Mississippi"}
+_PARTY_STATES |= {"Mo": "Missouri", "Ore": "Oregon", "Pa": "Pennsylvania"}
+"""Short names that are also a word or a title ("Yes, Miss.", "Thanks, Pa."): a state only after a
+party's letter ("Sen. Warren (D-Mass.)")."""
+
+
+def _state(m: re.Match[str]) -> str:
+    """A state's short name as American news writes it: its name (it was "Calif." and a pause)."""
+    name = _STATES.get(m[1]) or _PARTY_STATES[m[1]]
+    return name + ("." if re.match(ENDS_SENTENCE, m.string[m.end() :]) else "")
+
+
 _ABBREVIATIONS = [
+    (re.compile(rf"(?<=[A-Za-z], )({'|'.join(_STATES)})\.(?!\w)"), _state),
+    (re.compile(rf"(?<=\b[DRI]-)({'|'.join(_STATES | _PARTY_STATES)})\.(?!\w)"), _state),
     _abbrev(r"\bDr\.(?=\s+[A-Z])", "Doctor"),
     _abbrev(r"\bDr\.", "Drive", can_end=True),
     _abbrev(r"\bMr\.", "Mister"),

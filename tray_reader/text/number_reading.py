@@ -973,8 +973,9 @@ _DOTTED_DATE = re.compile(r"(?<![\w.,/-])(\d{1,2})([.-])(\d{1,2})\2((?:1[6-9]|20
 two thousand twenty-six"). Not with a year of two digits, which may be a version ("1.12.10")
 or a code."""
 _LEADING_POINT = re.compile(r"(?<![\w.])\.(\d+)\b")
-_VERSION_MARK = re.compile(r"(?<![\w.])v(?=\d+(?:\.\d+)+(?!\w)|\d{1,2}(?!\w|\.\d))")
-"""The "v" of "v2.4.1", or of "v3" (lower case: "V8" is an engine): version."""
+_VERSION_MARK = re.compile(r"(?<![\w.])(?i:(version )?)v(?=\d+(?:\.\d+)+(?!\w)|\d{1,2}(?!\w|\.\d))")
+"""The "v" of "v2.4.1", or of "v3" (lower case: "V8" is an engine): version; after the word
+itself, nothing ("Version v3.2": it was "Version version")."""
 _SECONDS = re.compile(r"(?<![\w.])(-?)(" + _NUM + r") s(?=[.,;:!?)]?(?:\s|$))")
 """A number of seconds with the unit's symbol after a space, "it takes 54 s." (not "5s",
 which may be a plural: "in 2s and 3s")."""
@@ -1384,6 +1385,10 @@ _RANGE = re.compile(
     r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
     r"|(?<=\d%)(?:-|\s?\u2013\s?)(?=\d)"  # percentages: "5.25%-5.5%" (was "percentminus")
 )
+_MODEL_NUMBER = re.compile(r"\b([A-Za-z]{1,2}\d)-(?=\d{3,5}[A-Za-z]{0,2}\b)")
+"""A processor's or a part's model, a short name with a digit, then a number ("i7-12700K",
+"i5-8250U", "E5-2690"): a blank, no range (it was "i seven to twelve thousand seven hundred
+K")."""
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\w|\.\d)")
 """A version or an address of three numbers or more joined by dots, "2.4.1", "10.0.0.1", also at
 a sentence's end ("Update to 2.4.1.": not "two. four. one.")."""
@@ -1528,7 +1533,7 @@ def read_numbers(text: str) -> str:
     )
     text = re.sub(r"#(?=\d)", "number ", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[\d$€£¥])", "about ", text)  # "~5 min"
-    text = _VERSION_MARK.sub("version ", text)
+    text = _VERSION_MARK.sub(lambda m: m[1] or "version ", text)
     text = _SLASHED_VERSION.sub(r"\1 ", text)
     text = _NAME_SLASH_NUMBER.sub(" slash ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
@@ -1583,6 +1588,7 @@ def read_numbers(text: str) -> str:
     text = _SOFTWARE_VERSION.sub(_software_version, text)
     text = _PACKAGE_VERSION.sub(lambda m: _software_version(m, m[1] + " "), text)
     text = _UBUNTU_VERSION.sub(_ubuntu_version, text)
+    text = _MODEL_NUMBER.sub(r"\1 ", text)
     text = _RANGE.sub(" to ", text)
     text = _SCALED.sub(
         lambda m: f"{numwords.number(m[1] or m[3])} {_SCALE_WORDS[(m[2] or m[4]).lower()]}", text
