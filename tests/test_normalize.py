@@ -644,7 +644,19 @@ CASES = {
             "a 1:1000 dilution, dilute 1:100, a 1:50,000 map",
             "a one to one thousand dilution, dilute one to one hundred, a one to fifty thousand map",
         ),
-        ("John 3:16, at 1:15", "John three sixteen, at one fifteen"),
+        ("John 3:16, at 1:15", "John three, verse sixteen, at one fifteen"),
+        # A verse of the Bible: chapter, then verse (they were a ratio, "twenty-three to four",
+        # and a time, "one hundred nineteen:one hundred five").
+        (
+            "Psalm 23:4 and Psalm 119:105.",
+            "Psalm twenty-three, verse four and Psalm one hundred nineteen, verse one hundred five.",
+        ),
+        ("Genesis 1:1-3", "Genesis one, verses one to three"),
+        (
+            "1 Cor. 13:4\u20137 and Ps. 46:10",
+            "First Corinthians thirteen, verses four to seven and Psalm forty-six, verse ten",
+        ),
+        ("Mark 10:30 pm, meet Mark at 10:30", "Mark ten thirty PM, meet Mark at ten thirty"),
     ],
     "markdown tables, tasks and footnotes": [
         ("| Name | Age |\n|------|:---:|\n| Alice | 30 |", "Name, Age. Alice, thirty."),

@@ -1380,6 +1380,60 @@ def _reference_chain(m: re.Match[str]) -> str:
     return m[1] + " " + m[2].replace(")-(", ") to (").replace(")(", ") (")
 
 
+_BIBLE_BOOKS = (
+    "Genesis|Exodus|Leviticus|Numbers|Deuteronomy|Joshua|Judges|Ruth|Samuel|Kings|Chronicles|Ezra|"
+    "Nehemiah|Esther|Job|Psalms?|Proverbs|Ecclesiastes|Song of Solomon|Song of Songs|Isaiah|"
+    "Jeremiah|Lamentations|Ezekiel|Daniel|Hosea|Joel|Amos|Obadiah|Jonah|Micah|Nahum|Habakkuk|"
+    "Zephaniah|Haggai|Zechariah|Malachi|Matthew|Mark|Luke|John|Acts|Romans|Corinthians|Galatians|"
+    "Ephesians|Philippians|Colossians|Thessalonians|Timothy|Titus|Philemon|Hebrews|James|Peter|Jude|"
+    "Revelation"
+)
+_BIBLE_SHORT = {
+    "Gen": "Genesis",
+    "Exod": "Exodus",
+    "Lev": "Leviticus",
+    "Deut": "Deuteronomy",
+    "Ps": "Psalm",
+    "Prov": "Proverbs",
+    "Eccl": "Ecclesiastes",
+    "Isa": "Isaiah",
+    "Jer": "Jeremiah",
+    "Ezek": "Ezekiel",
+    "Matt": "Matthew",
+    "Mk": "Mark",
+    "Lk": "Luke",
+    "Jn": "John",
+    "Rom": "Romans",
+    "Cor": "Corinthians",
+    "Gal": "Galatians",
+    "Eph": "Ephesians",
+    "Phil": "Philippians",
+    "Col": "Colossians",
+    "Thess": "Thessalonians",
+    "Tim": "Timothy",
+    "Heb": "Hebrews",
+    "Rev": "Revelation",
+}
+_SCRIPTURE = re.compile(
+    rf"\b(?:([1-3]) )?({_BIBLE_BOOKS}|(?:{'|'.join(_BIBLE_SHORT)})\.?) (\d{{1,3}}):(\d{{1,3}})"
+    r"(?:\s?[-\u2013](\d{1,3}))?(?![\w:]|\.\d|\s?[AaPp]\.?[Mm]\b)"
+)
+"""A verse of the Bible, "John 3:16", "Psalm 23:4", "Psalm 119:105", "Genesis 1:1-3", "1 Cor.
+13:4-7": its book (a short form's whole name, "First Corinthians"), its chapter, then its verse
+or verses (they were read as a time or a ratio, "twenty-three to four", "one hundred
+nineteen:one hundred five", "one to one to three"); not a time after a name ("Mark 10:30 pm")."""
+_BOOK_ORDINALS = {"1": "First", "2": "Second", "3": "Third"}
+
+
+def _scripture(m: re.Match[str]) -> str:
+    part, book, chapter, verse, last = m.groups()
+    book = _BIBLE_SHORT.get(book.rstrip("."), book)
+    said = f"{_BOOK_ORDINALS[part] + ' ' if part else ''}{book} {numwords.cardinal(int(chapter))}, "
+    if last:
+        return said + f"verses {numwords.cardinal(int(verse))} to {numwords.cardinal(int(last))}"
+    return said + f"verse {numwords.cardinal(int(verse))}"
+
+
 _RANGE = re.compile(
     r"(?<=\d)(?:\s?\u2013\s?|-)(?=-?\d)|(?<=\d(?:st|nd|rd|th|°C|°F))\s?\u2013\s?(?=\d)|(?<=\d°)\s?\u2013\s?(?=\d)"
     r"|(?<=\d0s)\s?\u2013\s?(?=\d)"  # decades: "1980s–1990s"
@@ -1539,6 +1593,7 @@ def read_numbers(text: str) -> str:
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _REFERENCE_CHAIN.sub(_reference_chain, text)
+    text = _SCRIPTURE.sub(_scripture, text)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
