@@ -194,6 +194,10 @@ CASES = {
         ),
         ("a 2x4 board, 2 x 3 m room", "a two by four board, two by three meters room"),
         (
+            "take 2 x 500mg, 6 x 330ml cans",
+            "take two times five hundred milligrams, six times three hundred thirty-milliliter cans",
+        ),
+        (
             "solve 2x + 3 = 7, y = 2x, 2x - 1 = 5",
             "solve two x plus three equals seven, y equals two x, two x minus one equals five",
         ),

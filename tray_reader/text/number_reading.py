@@ -201,6 +201,11 @@ _PRODUCT = re.compile(
 """The "x" between numbers in a sum whose result follows "=" ("3 x 4 = 12", "2 x 3 x 4 = 24",
 "3x4=12"): times (it was "three x four equals twelve"). A size has no "=" ("a 2x4 board", "2 x
 3 m": by)."""
+_DOSES = re.compile(
+    r"(?<![\w.])(\d{1,2}) ?[x\u00d7] ?(?=\d+(?:\.\d+)? ?(?:mg|mcg|\u00b5g|g|kg|ml|mL|l|L|oz|lbs?|IU)\b)"
+)
+"""A count of doses or packs before what each holds, "2 x 500mg", "6 x 330ml cans", "4 × 1 kg":
+times (it was "two x five hundred milligrams")."""
 _SCREEN_SIZE = re.compile(r"(?<![\w.])(\d{3,4}) ?[x\u00d7] ?(\d{3,4})(?!\w|[.,]\d)")
 """A screen's or a picture's size in pixels, "1920x1080": "nineteen twenty by ten eighty"."""
 _VIDEO_LINES = re.compile(r"(?<![\w.])(240|360|480|576|720|1080|1440|2160|4320)([pi])\b")
@@ -1572,6 +1577,7 @@ def read_numbers(text: str) -> str:
     text = _TIME_RANGE.sub(" to ", text)
     if "x" in text or "\u00d7" in text:
         text = _PRODUCT.sub(lambda m: f"{numwords.number(m[1])} times ", text)
+        text = _DOSES.sub(lambda m: f"{numwords.number(m[1])} times ", text)
         text = _SCREEN_SIZE.sub(
             lambda m: f"{numwords.name_number(m[1])} by {numwords.name_number(m[2])}", text
         )
