@@ -173,7 +173,7 @@ CASES = {
         ("10 x 10 cm, the 4x100m relay", "ten by ten centimeters, the four by one hundred meters relay"),
         ("1920x1080, 2560 \u00d7 1440", "nineteen twenty by ten eighty, twenty-five sixty by fourteen forty"),
         ("in 1080p or 720p", "in ten eighty p or seven twenty p"),
-        ("take 2 x 500mg, 2x faster", "take two x five hundred milligrams, two times faster"),
+        ("take 2 x 500mg, 2x faster", "take two times five hundred milligrams, two times faster"),
         # "x" between plain numbers before a noun is a size too; a sum and a variable stay.
         (
             "a 2 x 2 matrix, a 3x3 grid, a 4x4 truck",
