@@ -141,6 +141,50 @@ def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_vo
     assert heard == ([0] if made_errors is None else [0, 1])  # the stock voice first, once
 
 
+@pytest.mark.parametrize("time_left", [True, False])
+def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(enroller, heart, time_left):
+    recording = prepare(telephone(heart, 24_000), 8000)
+    _fit, judged = guard.split(recording.speech16k)
+    pool = [
+        Candidate("stock am_adam", {"am_adam": 1.0}, {"am_adam": 1.0}),
+        Candidate("made", {"af_heart": 0.9, "am_adam": 0.1}, {"af_heart": 1.0}),
+        Candidate("made 2", {"af_heart": 0.8, "am_adam": 0.2}, {"af_heart": 1.0}),
+    ]
+    renders = [enroller.renderer.render16k(build_pack(c), 1.0, [guard.JUDGE_TEXT]) for c in pool]
+    first, second = guard.winners(
+        guard.decide(
+            "am_adam", [c.label for c in pool], lambda i: renders[i], judged, enroller.embedder
+        ).judgements
+    )
+    heard: list[int] = []
+    asked: list[int] = []
+
+    def word_errors(index: int, _audio: np.ndarray) -> float | None:
+        heard.append(index)
+        return {0: 0.10, first: 0.40, second: 0.10}[index]
+
+    def another_check() -> bool:
+        asked.append(len(heard))
+        return time_left
+
+    verdict = guard.decide(
+        "am_adam",
+        [c.label for c in pool],
+        lambda i: renders[i],
+        judged,
+        enroller.embedder,
+        word_errors,
+        another_check=another_check,
+    )
+    assert asked == [2]  # only after a voice failed its check
+    if time_left:
+        assert verdict.kept == second and heard == [0, first, second]
+        assert "passed over as harder to follow" in verdict.message
+    else:
+        assert verdict.kept == 0 and heard == [0, first]
+        assert verdict.message.endswith("1 more made voice was not checked: enrolment's time was up")
+
+
 def test_the_recogniser_tells_a_clear_render_from_garbled_speech(closer_made_voice):
     from tray_reader.voices import intelligibility
 

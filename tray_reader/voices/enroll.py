@@ -95,6 +95,10 @@ for `total_seconds`, enrolment takes longer rather than making no voice of its o
 FIT_SHARE = 0.65
 """Of the time left for the search and the fit on a slow machine, the fit's share: its
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
+CHECK_GRACE = 8.0
+"""Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
+after one failed the recogniser's check (one check is 6-10 s on 2 cores): the plan counts one
+check, and the whole enrolment stays within two minutes."""
 HEAR_SECONDS = 12.0
 """Without a text, the recogniser listens to this much of the fit part's start (more than the
 search renders, and a few seconds' work for it)."""
@@ -641,8 +645,21 @@ def match(
                     judged.append(matched)
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
+    check_took = 0.0
+
     def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-        return check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
+        nonlocal check_took
+        began = time.monotonic()
+        errors = check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
+        if i:
+            check_took = max(check_took, time.monotonic() - began)
+        return errors
+
+    def another_check() -> bool:
+        """After a made voice failed the recogniser's check: whether the next one's check ends
+        within `total_seconds` and CHECK_GRACE (each takes seconds: one enrolment passed over
+        three, 20 s more than planned)."""
+        return time.monotonic() - t0 + check_took <= settings.total_seconds + CHECK_GRACE
 
     verdict = guard.decide(
         nearest,
@@ -654,6 +671,7 @@ def match(
         embedder,
         word_errors,
         judge,
+        another_check,
     )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")

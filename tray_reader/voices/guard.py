@@ -305,6 +305,7 @@ def decide(
     embedder: WindowEncoder,
     word_errors: WordErrors = judge_text_errors,
     judge: WindowEncoder | None = None,
+    another_check: Callable[[], bool] | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
@@ -314,6 +315,9 @@ def decide(
     ``word_errors(i, its render of the judging text)``, by default `judge_text_errors`;
     enrolment adds CHECK_TEXT) is kept: a voice nearer the speaker but harder to follow is passed
     over, and the user told. Without a recogniser that is not checked, and the message says so.
+    ``another_check()`` is asked before each check after a voice failed one (enrolment's clock:
+    each takes seconds); when it says no, the voices not checked are not kept, and the user
+    told.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
@@ -338,9 +342,13 @@ def decide(
         for lab, r, w, f in zip(labels, renders, wins, further, strict=True)
     )
     stock = judgements[0]
-    kept, passed, understood = 0, [], ""
+    kept, passed, understood, unchecked = 0, [], "", 0
     stock_errors: float | None = None
-    for n, i in enumerate(winners(judgements)):
+    candidates = winners(judgements)
+    for n, i in enumerate(candidates):
+        if passed and another_check is not None and not another_check():
+            unchecked = len(candidates) - n
+            break
         if n == 0:
             stock_errors = word_errors(0, audio[0])
         if stock_errors is None:
@@ -377,4 +385,9 @@ def decide(
         )
     if kept and passed:
         message += f"; passed over as harder to follow: {'; '.join(passed)}"
+    if unchecked:
+        message += (
+            f"; {unchecked} more made {'voice was' if unchecked == 1 else 'voices were'} not "
+            f"checked: enrolment's time was up"
+        )
     return Verdict(kept, judgements, message)
