@@ -342,7 +342,8 @@ def decide(
         for lab, r, w, f in zip(labels, renders, wins, further, strict=True)
     )
     stock = judgements[0]
-    kept, passed, understood, unchecked = 0, [], "", 0
+    kept, understood, unchecked = 0, "", 0
+    passed: list[str] = []
     stock_errors: float | None = None
     candidates = winners(judgements)
     for n, i in enumerate(candidates):
