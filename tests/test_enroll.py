@@ -211,6 +211,8 @@ def test_a_speaker_no_stock_voice_is_near_is_brought_nearer_by_another_languages
         total_seconds=float("inf"),
         refit_rounds=0,
         random_blends=0,
+        match_pitch=False,
+        match_rate=False,
         match_prosody=False,
     )
     result = match(

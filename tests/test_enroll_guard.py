@@ -141,21 +141,24 @@ def test_a_closer_voice_is_kept_only_if_understood_about_as_well_as_the_stock_vo
     assert heard == ([0] if made_errors is None else [0, 1])  # the stock voice first, once
 
 
+@pytest.fixture(scope="module")
+def two_closer_made_voices(enroller, closer_made_voice):
+    """`closer_made_voice` and a second made voice near the speaker: (labels, renders, judged
+    part, the two made voices' indexes in the order the guard checks them)."""
+    labels, renders, judged = closer_made_voice
+    second = Candidate("made 2", {"af_heart": 0.8, "am_adam": 0.2}, {"af_heart": 1.0})
+    labels = [*labels, second.label]
+    renders = [*renders, enroller.renderer.render16k(build_pack(second), 1.0, [guard.JUDGE_TEXT])]
+    verdict = guard.decide("am_adam", labels, lambda i: renders[i], judged, enroller.embedder)
+    return labels, renders, judged, guard.winners(verdict.judgements)
+
+
 @pytest.mark.parametrize("time_left", [True, False])
-def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(enroller, heart, time_left):
-    recording = prepare(telephone(heart, 24_000), 8000)
-    _fit, judged = guard.split(recording.speech16k)
-    pool = [
-        Candidate("stock am_adam", {"am_adam": 1.0}, {"am_adam": 1.0}),
-        Candidate("made", {"af_heart": 0.9, "am_adam": 0.1}, {"af_heart": 1.0}),
-        Candidate("made 2", {"af_heart": 0.8, "am_adam": 0.2}, {"af_heart": 1.0}),
-    ]
-    renders = [enroller.renderer.render16k(build_pack(c), 1.0, [guard.JUDGE_TEXT]) for c in pool]
-    first, second = guard.winners(
-        guard.decide(
-            "am_adam", [c.label for c in pool], lambda i: renders[i], judged, enroller.embedder
-        ).judgements
-    )
+def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(
+    enroller, two_closer_made_voices, time_left
+):
+    labels, renders, judged, order = two_closer_made_voices
+    first, second = order
     heard: list[int] = []
     asked: list[int] = []
 
@@ -169,7 +172,7 @@ def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(enr
 
     verdict = guard.decide(
         "am_adam",
-        [c.label for c in pool],
+        labels,
         lambda i: renders[i],
         judged,
         enroller.embedder,
