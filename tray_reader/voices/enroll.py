@@ -97,8 +97,8 @@ FIT_SHARE = 0.65
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
 CHECK_GRACE = 8.0
 """Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
-after one failed the recogniser's check (one check is 6-10 s on 2 cores): the plan counts one
-check, and the whole enrolment stays within two minutes."""
+after one failed the recogniser's check: the time plan counts one check, and the whole
+enrolment stays within two minutes."""
 HEAR_SECONDS = 12.0
 """Without a text, the recogniser listens to this much of the fit part's start (more than the
 search renders, and a few seconds' work for it)."""
@@ -656,9 +656,8 @@ def match(
         return errors
 
     def another_check() -> bool:
-        """After a made voice failed the recogniser's check: whether the next one's check ends
-        within `total_seconds` and CHECK_GRACE (each takes seconds: one enrolment passed over
-        three, 20 s more than planned)."""
+        """After a made voice failed the recogniser's check: whether the next one's check,
+        timed by the slowest so far, ends within `total_seconds` and CHECK_GRACE."""
         return time.monotonic() - t0 + check_took <= settings.total_seconds + CHECK_GRACE
 
     verdict = guard.decide(

@@ -77,8 +77,8 @@ class FitSettings:
     other_languages: bool = True
     """The subspace also spans Kokoro's voices for other languages (`subspace`): the search's
     best often lies outside the English packs' span, and the 54 packs' first directions are the
-    ones those voices differ along (docs/benchmarks.md: over four seeds the guarded voice a few
-    points closer, more made voices kept, fewer word errors)."""
+    ones those voices differ along (measured against the English packs' subspace in
+    docs/benchmarks.md)."""
 
 
 @dataclass(frozen=True)
