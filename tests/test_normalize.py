@@ -713,6 +713,20 @@ CASES = {
         ),
         ("02 9876 5432", "zero two, nine eight seven six, five four three two"),
         ("at 0800 1200 1600", "at zero eight zero zero twelve hundred sixteen hundred"),  # not ten digits
+        # The area's code in brackets (it was "(zero two zero) seven thousand nine hundred ...").
+        (
+            "(020) 7946 0958, (03) 9123 4567",
+            "zero two zero, seven nine four six, zero nine five eight, zero three, nine one two three, "
+            "four five six seven",
+        ),
+        ("(0161) 496 0000", "zero one six one, four nine six, zero zero zero zero"),
+        ("(02) 12 and (0161) 496", "(zero two) twelve and (zero one six one) four hundred ninety-six"),
+        # A sign before a decimal is no country's code (it was "plus one two, three percent").
+        (
+            "Change: +12.3%, +10.25 and +100.5",
+            "Change: plus twelve point three percent, plus ten point two five and plus one hundred point five",
+        ),
+        ("+49 30 123456", "plus four nine, three zero, one two three four five six"),
     ],
     "ranges and fractions": [
         (

@@ -148,18 +148,22 @@ _PHONE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"
     r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
     r"|(?:1[ .-])?\d{3}[.-]\d{3}[.-]\d{4}|\d{3} \d{3} \d{4}|\d{3}-\d{4}"
-    r"|0\d{1,4}(?: \d{3,7}){1,2}(?![.,]\d))(?![\w])"
+    r"|(?:0\d{1,4}|\(0\d{1,4}\))(?: \d{3,7}){1,2}(?![.,]\d))(?![\w])"
 )
 """A phone number: international ("+44 20 7946 0958"), American ("(555) 123-4567",
 "555-123-4567"), or national with its leading zero in groups of ten or eleven digits, as
-Britain and Australia write them ("020 7946 0958", "0161 496 0000", "07700 900123"; it was
-"zero two zero seven thousand nine hundred forty-six ...")."""
+Britain and Australia write them ("020 7946 0958", "0161 496 0000", "07700 900123", the area's
+code in brackets "(020) 7946 0958", "(03) 9123 4567"; it was "zero two zero seven thousand nine
+hundred forty-six ...")."""
 
 
 def _phone(m: re.Match[str]) -> str:
     text = m.group()
-    if text.startswith("0") and not 10 <= sum(c.isdigit() for c in text) <= 11:
+    count = sum(c.isdigit() for c in text)
+    if text.startswith(("0", "(0")) and not 10 <= count <= 11:
         return text
+    if text.startswith("+") and (count < 7 or re.fullmatch(r"\+\d+\.\d+", text)):
+        return text  # a sign and a decimal, "+12.3%" (it was "plus one two, three percent")
     groups = re.findall(r"\d+", text)
     spoken = ", ".join(numwords.digits(g) for g in groups)
     return ("plus " if text.startswith("+") else "") + spoken
