@@ -761,6 +761,18 @@ CASES = {
             "3/4 of them, 3/16, score 3/10, 8/10, 1/99",
             "three quarters of them, three sixteenths, score three out of ten, eight tenths, one over ninety-nine",
         ),
+        # One of a series after what counts it (it was "Step two fifths", "Question three tenths").
+        (
+            "Step 2/5: Install. Question 3/10, Part 1/3, Day 3/30, page 12/40",
+            "Step two of five: Install. Question three of ten, Part one of three, Day three of thirty, "
+            "page twelve of forty",
+        ),
+        ("Step 5/5 done, Episode 3/8", "Step five of five done, Episode three of eight"),
+        # A fraction of a measure after such a word, and numbers that are no place in a series.
+        (
+            "a step 1/2 inch high, Day 1/2 cup, Step 6/5, Part 0/3",
+            "a step one half inch high, Day one half cup, Step six over five, Part zero thirds",
+        ),
     ],
     "addresses": [
         ("https://example.com/docs", "example dot com slash docs"),

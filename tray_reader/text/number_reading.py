@@ -1308,6 +1308,24 @@ def _ratio_in_context(m: re.Match[str]) -> str:
     return m.group()
 
 
+_ONE_OF_MANY = re.compile(
+    r"\b((?i:step|part|page|question|slide|episode|disc|disk|day|week|lap|stage|phase|item|task"
+    r"|problem|exercise|lesson|module|chapter|volume|vol\.|thread|tweet|photo|image|picture|video)"
+    r"\s+)(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)"
+    r"(?![ -]?(?:" + _UNIT_SYMBOLS + r"|inch(?:es)?|in|cups?|miles?|hours?)\b)"
+)
+"""One of a series after the word that counts it, "Step 2/5", "Part 1/3", "Question 3/10", "Day
+3/30": of (it was "two fifths", "one third", "three tenths"); not a fraction of a measure ("a step
+1/2 inch high")."""
+
+
+def _one_of_many(m: re.Match[str]) -> str:
+    word, number, count = m.group(1), int(m.group(2)), int(m.group(3))
+    if not 0 < number <= count:
+        return m.group()
+    return f"{word}{numwords.cardinal(number)} of {numwords.cardinal(count)}"
+
+
 _OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
 _DAY_BEFORE = re.compile(r"(?i)\b(?:on|by|since|until|till|from|before|after)\s+$")
 _RATING_BEFORE = re.compile(r"(?i)\b(?:rated|rating|score|scored|grade|marks?)\s*:?\s*$")
@@ -1634,6 +1652,7 @@ def read_numbers(text: str) -> str:
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
     text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _ONE_OF_MANY.sub(_one_of_many, text)
     text = _SEASON.sub(_season, text)
     text = _NUMBERED.sub(
         lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
