@@ -276,6 +276,12 @@ CASES = {
         ("open Apr-Oct. Closed", "open April to October. Closed"),
         ("Jan\u2013Mar 2025, May - June", "January to March twenty twenty-five, May to June"),
         ("Open Mon-Fri. Closed weekends.", "Open Monday to Friday. Closed weekends."),
+        # The days' whole names too (it was "Monday, Friday"); their plurals are left as they are.
+        (
+            "Open Monday\u2013Friday, Saturday - Sunday closed, Monday-Fri.",
+            "Open Monday to Friday, Saturday to Sunday closed, Monday to Friday.",
+        ),
+        ("Mondays-Fridays, Sunday\u2014a day off", "Mondays-Fridays, Sunday, a day off"),
         ("Wed 5 Jun, Thu 12th Dec.", "Wednesday the fifth of June, Thursday the twelfth of December."),
         # A month's short name before a year alone: the whole name, and the year as a year.
         (

@@ -974,8 +974,9 @@ _MENU_PATH = re.compile(
 )
 """Menu items joined by ">", three or more, or after a menu's usual first item."""
 
-_DAY_RANGE = re.compile(rf"(?i:\b{DAY}\s?[\u2013-]\s?{DAY})(?!\w)")
-"""Days from one to another, "Mon–Fri", "Sat - Sun"."""
+_WEEKDAY = r"(?:((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)|" + DAY + ")"
+_DAY_RANGE = re.compile(rf"(?i:\b{_WEEKDAY}\s?[\u2013-]\s?{_WEEKDAY})(?!\w)")
+"""Days from one to another, "Mon–Fri", "Sat - Sun", "Monday–Friday" (it was "Monday, Friday")."""
 _MONTH_RANGE = re.compile(rf"\b{MONTH}\s?[\u2013-]\s?{MONTH}(?!\w)")
 """Months from one to another, "Apr-Oct", "January–March": to (it was "apract", "January,
 March")."""
@@ -987,7 +988,8 @@ def _named_range(name: Callable[[str], str]) -> Replacement:
 
     def said(m: re.Match[str]) -> str:
         final = m.group().endswith(".") and re.match(ENDS_SENTENCE, m.string[m.end() :])
-        return f"{name(m[1])} to {name(m[2])}" + ("." if final else "")
+        first, second = [g for g in m.groups() if g]
+        return f"{name(first)} to {name(second)}" + ("." if final else "")
 
     return said
 
@@ -1114,7 +1116,7 @@ _SYMBOLS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (_GRADE_MINUS, r"\1\2 minus"),
     (_MONTH_RANGE, _named_range(month_name)),
     # "Mon–Fri"; before options, which took "Mon.-Fri." for a flag ("Mon. dash Fri.").
-    (_DAY_RANGE, _named_range(lambda day: DAYS[day.lower()])),
+    (_DAY_RANGE, _named_range(lambda day: DAYS.get(day.lower(), day.capitalize()))),
     (_OPTION_OR_OPTION, " or "),
     (_LONG_OPTION, " dash dash "),  # "--verbose"
     (_SHORT_OPTION, " dash "),  # "-v", "-la", "-print"
