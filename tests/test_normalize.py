@@ -484,6 +484,19 @@ CASES = {
             "Use Control plus C or Command plus Shift plus P, then press Escape.",
         ),
         ("C++, C# and .NET", "C plus plus, C sharp and dot net"),
+        # Short names that are words or syllables, joined to another key by "+" (it was "del").
+        (
+            "Ctrl+Alt+Del, Win+R, Shift + Ins, Alt+PrtSc, Win+Tab",
+            "Control plus Alt plus Delete, Windows plus R, Shift plus Insert, Alt plus Print Screen, "
+            "Windows plus Tab",
+        ),
+        ("Del Boca Vista, Win a prize, a Win + a loss", "Del Boca Vista, Win a prize, a Win plus a loss"),
+        # A Mac's signs for its keys (they were dropped: "\u2318+C" was "plus C").
+        (
+            "\u2318+C, press \u21e7\u2318N, \u2303\u2325\u2318 Space, hit \u232b or \u238b",
+            "Command plus C, press Shift Command N, Control Option Command Space, hit Delete or Escape",
+        ),
+        ("the \u2318 key, \u21e7 Shift, \u2325 Option", "the Command key, Shift, Option"),
     ],
     "mail headers": [
         (

@@ -235,6 +235,24 @@ _LINK_ARROW = re.compile(
 "Next »", "← Back"): not said (it was "Read more to"); a key's arrow ("press →") is."""
 
 
+_KEY_SIGNS = {
+    "\u2318": "Command",
+    "\u2325": "Option",
+    "\u21e7": "Shift",
+    "\u2303": "Control",
+    "\u21ea": "Caps Lock",
+    "\u21e5": "Tab",
+    "\u232b": "Delete",
+    "\u2326": "Forward Delete",
+    "\u238b": "Escape",
+}
+_KEY_SIGN = re.compile(
+    "([" + "".join(_KEY_SIGNS) + "])(?: ?(" + "|".join(dict.fromkeys(_KEY_SIGNS.values())) + r")\b)?"
+)
+"""A modifier key's sign as Macs' menus and manuals print it ("\u2318C", "\u21e7\u2318N", "\u2325 Option"):
+its name (it was dropped, "\u2318+C" read "plus C"), once where the name follows it."""
+
+
 def _web_marks(text: str) -> str:
     """A line's separators as "|", its links' arrows dropped; where "«" opens a quote, "«" and
     "»" are left for quotes ("« Bonjour » dit-il")."""
@@ -254,7 +272,7 @@ def clean_unicode(text: str) -> str:
     if "\u00b5" in text or "\u03bc" in text:
         text = _MICRO_UNIT.sub(_micro_unit, text)  # before the micro sign becomes "u"
     if not text.isascii():
-        text = _web_marks(text)
+        text = _KEY_SIGN.sub(lambda m: _KEY_SIGNS[m[1]] + " ", _web_marks(text))
     text = text.translate(_CHAR_MAP)
     text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
     text = _SUPERSCRIPT.sub(_superscript, text)
@@ -894,6 +912,8 @@ def _chat_word(m: re.Match[str]) -> str:
 
 _COMPASS_AFTER = r"(?= (?:N|S|E|W|NE|NW|SE|SW)\b)"
 """A compass point after a street, as American addresses have it ("Pennsylvania Ave NW")."""
+_KEY_AFTER = r"(?:[A-Z0-9]|F\d{1,2}|[A-Z][a-z]{1,5})\b"
+"""A key after "+": a letter, a digit, a function key or a key's short name ("Win+R", "Win+Tab")."""
 _DOTLESS_ABBREVIATIONS = [
     # An address's street after its name, written without a dot ("221B Baker St, London",
     # "12 Oak Ave", "1600 Pennsylvania Ave NW"): the word, not the letters; and a flat's or a
@@ -913,6 +933,18 @@ _DOTLESS_ABBREVIATIONS = [
     _abbrev(r"\bEsc\b", "Escape"),
     _abbrev(r"\bPgUp\b", "Page Up"),
     _abbrev(r"\bPgDn\b", "Page Down"),
+    # Keys whose short names are words or syllables, where "+" joins them to another key
+    # ("Ctrl+Alt+Del", "Win+R", "Shift+Ins": it was "del", "win").
+    *(
+        _abbrev(rf"(?:(?<=\w\+)|(?<=\w \+ ))(?:{short})\b|\b(?:{short})(?= ?\+ ?{_KEY_AFTER})", name)
+        for short, name in (
+            ("Del", "Delete"),
+            ("Ins", "Insert"),
+            ("Win", "Windows"),
+            ("PrtSc|PrtScn|PrtScr", "Print Screen"),
+            ("Bksp", "Backspace"),
+        )
+    ),
     _abbrev(r"(?<![\w.])\.NET\b", "dot net"),
     _abbrev(r"\bSte\.?(?=\s*#?\d)", "Suite"),
     (_CHAT_WORD, _chat_word),
