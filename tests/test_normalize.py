@@ -560,6 +560,13 @@ CASES = {
             "six point zero two times ten to the power of twenty-three, one times ten to the power of ten",
         ),
         ("the iPhone 16e, hash 4e5f2a", "the iPhone sixteen e, hash four e five f two a"),
+        # A number times a power of ten (it was "five x ten to the power of six", "two by ten cubed").
+        (
+            "5 x 10^6 cells, 3.2\u00d710\u207b\u2074 M, 2x10^3",
+            "five times ten to the power of six cells, three point two times ten to the power of minus four M, "
+            "two times ten cubed",
+        ),
+        ("a 2 x 10 board, 2 x 10 = 20", "a two by ten board, two times ten equals twenty"),
     ],
     "versions": [
         (

@@ -828,6 +828,9 @@ alone ("per m^2")."""
 _E_NOTATION = re.compile(r"(?<![\w.#])(\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![\w.])")
 """A number in E notation, as code and data write powers of ten ("1e-6", "lr=3e-4", "6.02e23"):
 a power of ten (it was "one e six", the minus dropped)."""
+_TIMES_POWER_OF_TEN = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?[x\u00d7] ?(?=10\^-?\d)")
+"""A number times a power of ten, as science writes large and small ones ("5 x 10^6", "2x10^3"):
+times (it was "five x ten to the power of six", "two by ten cubed")."""
 _POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?!\d|\.\d)")
 """A power, "x^2", "10^-3", "(a+b)^2"."""
 
@@ -1594,6 +1597,7 @@ def read_numbers(text: str) -> str:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
     text = _E_NOTATION.sub(lambda m: f"{m[1]} times 10^{m[2].lstrip('+')}", text)
     if "^" in text:
+        text = _TIMES_POWER_OF_TEN.sub(r"\1 times ", text)
         text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
         text = _POWER.sub(_power, text)
     text = _TIME_RANGE.sub(" to ", text)
