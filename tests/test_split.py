@@ -24,6 +24,15 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("See example.com today. Ok.", ["See example.com today.", "Ok."]),
         ('He said "Stop." Then left.', ['He said "Stop."', "Then left."]),
         ("At 9 a.m. tomorrow we go.", ["At 9 a.m. tomorrow we go."]),
+        # A time's zone after "a.m." or "p.m." (it was a sentence of its own, "EST.").
+        (
+            "It is at 3 p.m. EST. Be on time. At 9 A.M. PT we go.",
+            ["It is at 3 p.m. EST.", "Be on time.", "At 9 A.M. PT we go."],
+        ),
+        (
+            "It ends at 5 p.m.\nEST is the zone. At 5 p.m. The end.",
+            ["It ends at 5 p.m.", "EST is the zone.", "At 5 p.m.", "The end."],
+        ),
         ("Wait... What?", ["Wait...", "What?"]),
         ("It is on Elm St. **New** part.", ["It is on Elm St.", "**New** part."]),
         ("See No. 5 today.", ["See No. 5 today."]),

@@ -228,7 +228,7 @@ sum is not ("3 x 4 = 12" is `_PRODUCT`'s, "2 x 3 is 6" stays), nor a weight or a
 ("2 x 500mg", "2 x 4 packs"), a hex number ("0x01") or a name ("3 x86 tests")."""
 
 
-_ZONE_AFTER_AMPM = re.compile(rf"\s+(?:{_ZONES}|[ECMP]T)\b")
+ZONE_AFTER_AMPM = re.compile(rf"\s+(?:{_ZONES}|[ECMP]T)\b")
 """A time zone after "a.m." or "p.m.", also as American news writes it ("10 a.m. ET", "9 p.m.
 PT"): the dot is the abbreviation's, not a sentence's end (it was "ten AM. ET")."""
 
@@ -239,7 +239,7 @@ def _ampm(m: re.Match[str], letter: str | None) -> str:
     final = (
         m.group().endswith(".")
         and re.match(ENDS_SENTENCE, m.string[m.end() :]) is not None
-        and not _ZONE_AFTER_AMPM.match(m.string, m.end())
+        and not ZONE_AFTER_AMPM.match(m.string, m.end())
     )
     # "AM", not "a m": the phonemiser reads a lone "a" as the article.
     return f" {letter.upper()}M" + ("." if final else "")

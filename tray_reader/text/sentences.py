@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
+from tray_reader.text.number_reading import ZONE_AFTER_AMPM
+
 MAX_SENTENCE_CHARS = 1000
 """A 'sentence' longer than this (no punctuation for pages) is cut at a space, so that
 normalisation and phonemisation work on bounded pieces."""
@@ -232,6 +234,8 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
         return True  # a line after a full stop begins anew, whatever its case ("ok.\nlol")
     if len(before) == 1 and before.isalpha() and m.group().startswith("."):
         return False  # an initial: "J. R. R. Tolkien"
+    if before in ("a.m", "p.m") and "\n" not in m.group() and ZONE_AFTER_AMPM.match(text, m.end() - 1):
+        return False  # "at 3 p.m. EST. Please": the zone is the time's
     # "a.m. tomorrow", "approx. ten": a lower-case word after the dot continues the sentence.
     return not following.islower()
 
