@@ -129,7 +129,22 @@ CASES = {
         ("support 24/7", "support twenty-four seven"),
         ("yes/no", "yes or no"),
     ],
-    "percentages": [("50%", "fifty percent"), ("3.5 %", "three point five percent")],
+    "percentages": [
+        ("50%", "fifty percent"),
+        ("3.5 %", "three point five percent"),
+        # Percentage points with a sign, a decimal or after a word of change (it was "pp").
+        (
+            "+3.5% and -0.2 pp, up 2.5pp, down 1 pp, rose 3 pp. Then",
+            "plus three point five percent and minus zero point two percentage points, "
+            "up two point five percentage points, down one percentage point, rose three percentage points. Then",
+        ),
+        ("a 1.5 pp. drop", "a one point five percentage points drop"),
+        # A book's pages and a bare "pp" stay; "pp." before pages is still "pages".
+        (
+            "Oxford, 2019. 320 pp. The 2 pp gap, pp. 12-15",
+            "Oxford, twenty nineteen. three hundred twenty pp. The two pp gap, pages twelve to fifteen",
+        ),
+    ],
     "temperatures": [
         ("-5 °C", "minus five degrees Celsius"),
         ("20°F", "twenty degrees Fahrenheit"),

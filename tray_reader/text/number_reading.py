@@ -890,6 +890,20 @@ def _percent(m: re.Match[str]) -> str:
     return f"{_signed(m.group(1), m.group(2))} percent"
 
 
+_PERCENTAGE_POINTS = re.compile(r"(?<![\w.,])([+-]?)(\d+(?:\.\d+)?) ?pp\b(?!\.\s*\d)(\.(?=\s+[a-z]))?")
+_CHANGE_BEFORE = re.compile(r"\b(?:up|down|by|rose|fell|gained|lost)\s$")
+
+
+def _percentage_points(m: re.Match[str]) -> str:
+    """Percentage points as finance and polls write them, with a sign or a decimal or after a
+    word of change ("+3.5 pp", "-0.2pp", "up 2 pp"; it was "pp"); not a book's pages ("320 pp.")."""
+    sign, amount, _dot = m.groups()
+    if not (sign or "." in amount or _CHANGE_BEFORE.search(m.string, max(0, m.start() - 8), m.start())):
+        return m.group()
+    spoken = _quantity(amount, "percentage point", "percentage points")
+    return f"{sign}{amount} {spoken}"
+
+
 def _unit(m: re.Match[str]) -> str:
     minus, amount, unit, _dot = m.groups()
     return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}"
@@ -1690,6 +1704,7 @@ def read_numbers(text: str) -> str:
     text = _BARE_TEMPERATURE.sub(_bare_temperature, text)
     text = _SECOND_TEMPERATURE.sub(lambda m: m[1] + _temperature(m[2], m[3], m[4]), text)
     text = _PERCENT.sub(_percent, text)
+    text = _PERCENTAGE_POINTS.sub(_percentage_points, text)
     text = _FRACTION_OF_UNIT.sub(_fraction_of_unit, text)
     text = _READING_TIME.sub(lambda m: f"{numwords.cardinal(int(m[1]))}-minute", text)
     text = _AGO.sub(_ago, text)
