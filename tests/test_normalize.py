@@ -715,6 +715,13 @@ CASES = {
             "Name, Age. Alice, thirty. Bob, twenty-five.",
         ),  # a spreadsheet's rows
         ("\tindented line", "indented line"),
+        # One row alone, three cells or more (its cells ran together: "Total one thousand ... cents
+        # twelve point five percent"); two cells in one line are words with a blank between.
+        (
+            "Total\t$1,234.56\t12.5%",
+            "Total, one thousand two hundred thirty-four dollars and fifty-six cents, twelve point five percent.",
+        ),
+        ("Name:\t\tJohn", "Name: John"),
         ("a ~5 min walk for ~$20", "a about five minutes walk for about twenty dollars"),
         ("see ~/docs", "see home slash docs"),  # not "about": a folder in the home folder
     ],

@@ -328,12 +328,15 @@ _MD_FOOTNOTE = re.compile(r"^\[\^(\w{1,20})\]:|\[\^\w{1,20}\]", re.M)
 
 
 def _end_marked_lines(text: str) -> str:
-    """Headings, list items and table rows (cells between tabs in two lines or more, as
-    copied from a spreadsheet, or between pipes) become sentences of their own (they rarely
-    end with a '.'); a row's cells are said as a list."""
+    """Headings, list items and table rows (cells between tabs in two lines or more, or three
+    cells or more in one line, as copied from a spreadsheet, or between pipes) become sentences
+    of their own (they rarely end with a '.'); a row's cells are said as a list."""
     lines = []
     rows = text.split("\n")
-    table = sum("\t" in row.strip() for row in rows) >= 2  # one tab in one line is a blank
+    # One tab in one line is a blank; a row alone has three cells or more.
+    table = sum("\t" in row.strip() for row in rows) >= 2 or any(
+        sum(bool(cell.strip()) for cell in row.split("\t")) >= 3 for row in rows
+    )
     piped = sum(bool(_MD_TABLE_ROW.match(row)) for row in rows) >= 2  # a Markdown table
     item_open = False  # a list item wrapped onto the lines after it, not yet ended
     for i, line in enumerate(rows):
