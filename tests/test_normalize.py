@@ -120,6 +120,19 @@ CASES = {
         ("$200-300 a month", "two hundred to three hundred dollars a month"),
         ("$5.50-7.50.", "five dollars and fifty cents to seven dollars and fifty cents."),
         ("US$10-15k", "ten to fifteen thousand dollars"),
+        # A whole amount between "a" and a noun describes it: one word, in the singular (it was
+        # "a twenty dollars bill").
+        (
+            "a \u00a350 note, a $20 bill, an \u20ac80 fine, a 20 \u20ac note",
+            "a fifty-pound note, a twenty-dollar bill, an eighty-euro fine, a twenty-euro note",
+        ),
+        ("a $1 million prize, a \u00a35m deal", "a one million-dollar prize, a five million-pound deal"),
+        # A rate, cents, a quantity and an amount paid stay as they were.
+        (
+            "a $5 a month plan, a $3.50 coffee, a $5 or so, It cost a $20. He paid $20 for it",
+            "a five dollars a month plan, a three dollars and fifty cents coffee, a five dollars or so, "
+            "It cost a twenty dollars. He paid twenty dollars for it",
+        ),
     ],
     "rates": [
         ("$0.99/month", "ninety-nine cents per month"),

@@ -100,7 +100,22 @@ def _money_range(m: re.Match[str]) -> str:
 
 def _money_after(m: re.Match[str]) -> str:
     minus, amount, scale, symbol = m.groups()
-    return _spoken_money(minus, _CURRENCY_CODES.get(symbol, symbol), amount, scale)
+    symbol = _CURRENCY_CODES.get(symbol, symbol)
+    return _money_before_noun(m, symbol, amount, scale) or _spoken_money(minus, symbol, amount, scale)
+
+
+def _money_before_noun(m: re.Match[str], symbol: str, amount: str, scale: str | None) -> str:
+    """A whole amount that describes the one thing after it: one word, in the singular ("a $20
+    bill": a twenty-dollar bill, "a £5m deal": a five million-pound deal; it was "a twenty
+    dollars bill"); "" where it does not ("a $5 a month plan", "a $3.50 coffee", "a $5 or so")."""
+    amount = _plain_amount(amount)
+    after = re.match(r" ([A-Za-z]+)", m.string[m.end() :])
+    if "." in amount or not _describes_one(m, "") or not after or after[1].lower() in _NOT_DESCRIBED:
+        return ""
+    one = _CURRENCIES[symbol][0]
+    if scale:
+        return f"{numwords.number(amount)} {_SCALE_WORDS.get(scale.lower(), scale.lower())}-{one.replace(' ', '-')}"
+    return _measure_before_noun(amount, one)
 
 
 def _money(m: re.Match[str]) -> str:
@@ -114,7 +129,9 @@ def _symbol_money(m: re.Match[str]) -> str:
         symbol = _DOLLAR_PREFIXES[prefix]
     elif code and symbol == "$":
         symbol = _CURRENCY_CODES[code.upper()]  # "$5 AUD": the code says whose dollar
-    return _spoken_money(minus, symbol, amount, scale)
+    return (not minus and _money_before_noun(m, symbol, amount, scale)) or _spoken_money(
+        minus, symbol, amount, scale
+    )
 
 
 def _plain_amount(amount: str) -> str:
