@@ -822,6 +822,9 @@ CASES = {
             "3/4 of them, 3/16, score 3/10, 8/10, 1/99",
             "three quarters of them, three sixteenths, score three out of ten, eight tenths, one over ninety-nine",
         ),
+        # A denominator's ordinal ending (it was "two thirds rds", "one or third").
+        ("2/3rds of voters, 1/3rd cup, 3/4ths", "two thirds of voters, one third cup, three quarters"),
+        ("1/3 of them, 3/4 thin", "one third of them, three quarters thin"),
         # One of a series after what counts it (it was "Step two fifths", "Question three tenths").
         (
             "Step 2/5: Install. Question 3/10, Part 1/3, Day 3/30, page 12/40",

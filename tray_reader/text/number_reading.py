@@ -993,6 +993,9 @@ _EARLY_YEAR = re.compile(
 follows ("in 1024 bytes")."""
 _ORDINAL = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)\b", re.I)
 _FRACTION = re.compile(r"(?<![\w/.])(\d{1,3})/(\d{1,3})(?![\w/]|\.\d)")
+_FRACTION_WITH_SUFFIX = re.compile(r"(?<![\w/.])(\d{1,2}/\d{1,2})(?:st|nd|rd|th)s?\b")
+"""A fraction written with its denominator's ordinal ending, "2/3rds", "1/3rd", "1/4th": the
+fraction (it was "two thirds rds", "one or third")."""
 _MIXED_NUMBER = re.compile(r"(?<![\w/.])(\d{1,3}) (\d{1,2})/(\d{1,2})(?![\w/]|\.\d)")
 """A whole number and a fraction, "2 1/2 cups": two and a half."""
 _NUMBERED = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/]|\.\d)")
@@ -1688,6 +1691,7 @@ def read_numbers(text: str) -> str:
     text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
     text = _ONE_OF_MANY.sub(_one_of_many, text)
+    text = _FRACTION_WITH_SUFFIX.sub(r"\1", text)
     text = _SEASON.sub(_season, text)
     text = _NUMBERED.sub(
         lambda m: m.group() if max(map(len, m.groups())) <= 3 else f"{m[1]} slash {m[2]}", text
