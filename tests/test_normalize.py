@@ -189,6 +189,13 @@ CASES = {
             "Room twelve C, seat twenty-three F, Flat three C or four C, Apartment four C and five F",
         ),
         ("Her hair went from 3C to 4C.", "Her hair went from three C to four C."),
+        # A latitude and a longitude (it was "degreesN", "thirty'N"); a word glued to the sign.
+        (
+            "40.7128\u00b0 N, 74.0060\u00b0 W; 51\u00b030\u203226\u2033N; 1\u00b0S",
+            "forty point seven one two eight degrees north, seventy-four point zero zero six zero degrees west; "
+            "fifty-one degrees thirty minutes twenty-six seconds north; one degree south",
+        ),
+        ("90\u00b0East, 5\u00b0 E of here", "ninety degrees East, five degrees east of here"),
     ],
     "units": [
         ("10 km", "ten kilometers"),
@@ -962,6 +969,12 @@ CASES = {
         ("Fish &amp; chips", "Fish and chips"),
     ],
     "unicode": [
+        # The numero sign (NFKC made it "No", read as the word).
+        (
+            "\u2116 5, \u211612, N\u00ba 7, N\u00b0 3",
+            "number five, number twelve, number seven, number three",
+        ),
+        ("No. 5, say No 5 times", "number five, say No five times"),
         ("caf\u00e9 na\u00efve Zo\u00eb", "cafe naive Zoe"),
         ("Stra\u00dfe", "Strasse"),
         ("\u201cquoted\u201d it\u2019s", '"quoted" it\'s'),

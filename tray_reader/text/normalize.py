@@ -253,6 +253,11 @@ _KEY_SIGN = re.compile(
 its name (it was dropped, "\u2318+C" read "plus C"), once where the name follows it."""
 
 
+_NUMERO = re.compile(r"\u2116\s?|\bN[\u00ba\u00b0]\s?(?=\d)")
+"""The numero sign, "\u2116 5", and "N\u00ba 5", "N\u00b0 5" as French and Spanish write it: number (NFKC made
+them "No", read as the word "no")."""
+
+
 def _web_marks(text: str) -> str:
     """A line's separators as "|", its links' arrows dropped; where "«" opens a quote, "«" and
     "»" are left for quotes ("« Bonjour » dit-il")."""
@@ -273,6 +278,7 @@ def clean_unicode(text: str) -> str:
         text = _MICRO_UNIT.sub(_micro_unit, text)  # before the micro sign becomes "u"
     if not text.isascii():
         text = _KEY_SIGN.sub(lambda m: _KEY_SIGNS[m[1]] + " ", _web_marks(text))
+        text = _NUMERO.sub("number ", text)
     text = text.translate(_CHAR_MAP)
     text = _WHOLE_AND_FRACTION.sub(" ", text)  # "2½": 2 1/2, not 21/2
     text = _SUPERSCRIPT.sub(_superscript, text)

@@ -562,6 +562,27 @@ def _iso_date(m: re.Match[str]) -> str:
 
 
 _DEGREES = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?°(?:\s?([CF])\b)?")
+_COORDINATE = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?°\s?(?:(\d{1,2}(?:\.\d+)?)\s?'\s?(?:(\d{1,2}(?:\.\d+)?)\s?(?:\"|''))?\s?)?"
+    r"([NSEW])\b"
+)
+"""A latitude or a longitude, "40.7128° N", "51°30'26\"N" (`clean_unicode` makes the prime
+marks quotes): degrees, minutes and seconds, and the compass point (it was "degreesN",
+"thirty'N")."""
+_COMPASS = {"N": "north", "S": "south", "E": "east", "W": "west"}
+
+
+def _coordinate(m: re.Match[str]) -> str:
+    degrees, minutes, seconds, point = m.groups()
+    said = [f"{numwords.number(degrees)} {_quantity(degrees, 'degree', 'degrees')}"]
+    said += [
+        f"{numwords.number(n)} {_quantity(n, one, one + 's')}"
+        for n, one in ((minutes, "minute"), (seconds, "second"))
+        if n
+    ]
+    return " ".join(said) + f" {_COMPASS[point]}"
+
+
 _BARE_TEMPERATURE = re.compile(r"(?<![\w.])(-?)(\d{1,3})([CF])\b(?![\w'\u2019-]|/(?!-?\d{1,3}[CF]\b))(/?)")
 """A temperature without its degree sign, as British papers and recipes write it ("highs of
 40C", "heat the oven to 180C/160C fan/gas 4"): read by `_bare_temperature` where the words
@@ -900,7 +921,8 @@ def _degrees(m: re.Match[str]) -> str:
     if not scale and _describes_one(m, minus):
         return _measure_before_noun(amount, "degree")
     words = f"{_signed(minus, amount)} {_quantity(amount, 'degree', 'degrees')}"
-    return words + (f" {_TEMPERATURE_SCALES[scale]}" if scale else "")
+    glued = m.string[m.end() : m.end() + 1].isalnum()  # "90°East" (it was "degreesEast")
+    return words + (f" {_TEMPERATURE_SCALES[scale]}" if scale else "") + (" " if glued else "")
 
 
 def _percent(m: re.Match[str]) -> str:
@@ -1660,6 +1682,7 @@ def read_numbers(text: str) -> str:
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _REFERENCE_CHAIN.sub(_reference_chain, text)
     text = _SCRIPTURE.sub(_scripture, text)
+    text = _COORDINATE.sub(_coordinate, text)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
