@@ -259,6 +259,11 @@ CASES = {
         ("He is 5'11\", she is 6' 2\"", "He is five feet eleven inches, she is six feet two inches"),
         ("5 ft 11 in, 6ft, 1 ft 1 in.", "five feet eleven inches, six feet, one foot one inch."),
         ("jumped 5 ft 11 in the air", "jumped five feet eleven in the air"),  # "in" the word
+        # With the abbreviations' dots (it was "two inches. tall").
+        (
+            "He is 5 ft. 2 in. tall, weighs 7 lb. 3 oz. at birth",
+            "He is five feet two inches tall, weighs seven pounds three ounces at birth",
+        ),
         ("rock 'n' roll in the '90s, \"quoted\" words", "rock 'n' roll in the nineties, \"quoted\" words"),
     ],
     "durations and numbers joined by words": [

@@ -49,6 +49,10 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("We met on Nov. 12th. Then.", ["We met on Nov. 12th.", "Then."]),  # a month before a date
         ("It was in Nov. The next one.", ["It was in Nov.", "The next one."]),
         ("Call ext. 204 now. Built ca. 1850.", ["Call ext. 204 now.", "Built ca. 1850."]),
+        (
+            "He is 5 ft. 2 in. tall. It was 7 lb. 3 oz. He ran 5 km. 3 came.",
+            ["He is 5 ft. 2 in. tall.", "It was 7 lb. 3 oz.", "He ran 5 km.", "3 came."],
+        ),
         ("The U.S. GDP grew. Then it fell.", ["The U.S. GDP grew.", "Then it fell."]),
         ("He lives in the U.S. The rest is fine.", ["He lives in the U.S.", "The rest is fine."]),
         (

@@ -715,9 +715,11 @@ _UNITS = {
     "hrs": ("hour", "hours"),
 }
 _UNIT_SYMBOLS = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-_UNIT = re.compile(r"(?<![\w.])(-?)(" + _NUM + r")\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(\.(?=\s+[a-z]))?")
+_UNIT = re.compile(
+    r"(?<![\w.])(-?)(" + _NUM + r")\s?(" + _UNIT_SYMBOLS + r")(?![\w/])(\.(?=\s+[a-z]|\s+\d+\s?oz\b))?"
+)
 """A number and its unit's symbol; a dot after the symbol is its abbreviation's when the
-sentence goes on ("1 tsp. salt")."""
+sentence goes on ("1 tsp. salt", "7 lb. 3 oz.")."""
 _PER_SYMBOLS = ("kg", "g", "L", "l", "mL", "ml", "dL", "m", "km", "h", "s", "min")
 _UNIT_PER_UNIT = re.compile(
     r"(?<![\w.])(-?)("
@@ -1403,7 +1405,7 @@ def _out_of(m: re.Match[str]) -> str:
 
 _FEET_INCHES = re.compile(
     r"(?<![\w.'°])(\d{1,2})\s?(?:'|ft\b\.?|feet\b|foot\b)\s?(1[01]|\d)(?:\s?(?:\"|''|in\b|inch(?:es)?\b))"
-    r"(?!\s+(?:the|a|an)\b)"
+    r"(?!\s+(?:the|a|an)\b)(?:\.(?=\s+[a-z]))?"
 )
 """A height, "5'11\"", "6' 2\"", "5 ft 11 in": feet, then up to eleven inches (which tells it
 from a quote: "the '90s", "rock 'n' roll"; and from a circle's minutes and seconds, which

@@ -117,10 +117,14 @@ _NO_BREAK_BEFORE_NUMBER = frozenset(
         "tel",
         "ca",
         "art",
+        "ft",
+        "lb",
+        "lbs",
     ]
 )
 """Abbreviations whose dot does not end a sentence when a number follows ('Nov. 12',
-'ext. 204', 'ca. 1850'); before a word it may ('in Nov. The next')."""
+'ext. 204', 'ca. 1850', a height's or a weight's 'ft. 2 in.', 'lb. 3 oz.'); before a word it may
+('in Nov. The next')."""
 _WEEKDAYS = frozenset(["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"])
 """A weekday's short name, whose dot ends no sentence before a date when written with a
 capital ("Tue. 3/4"); in lower case some are words that may end one ("I sat. 3 came")."""
