@@ -786,6 +786,12 @@ CASES = {
         ),
         ("02 9876 5432", "zero two, nine eight seven six, five four three two"),
         ("at 0800 1200 1600", "at zero eight zero zero twelve hundred sixteen hundred"),  # not ten digits
+        # A toll-free number spelled as words, as its adverts say it (it was "one to eight
+        # hundred-FLOWERS"); a range before capitals is not one.
+        ("Call 1-800-FLOWERS today.", "Call one eight hundred flowers today."),
+        ("888-GOT-JUNK or 1.800.CONTACTS", "eight eight eight got junk or one eight hundred contacts"),
+        ("Pages 1-800 FOR ALL", "Pages one to eight hundred FOR ALL"),
+        ("1-800-356-9377", "one, eight zero zero, three five six, nine three seven seven"),
         # The area's code in brackets (it was "(zero two zero) seven thousand nine hundred ...").
         (
             "(020) 7946 0958, (03) 9123 4567",

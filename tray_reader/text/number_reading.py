@@ -1387,6 +1387,19 @@ def _one_of_many(m: re.Match[str]) -> str:
     return f"{word}{numwords.cardinal(number)} of {numwords.cardinal(count)}"
 
 
+_VANITY_NUMBER = re.compile(
+    r"(?<![\w-])(?:(1)[-. ])?(8(?:00|88|77|66|55|44|33))[-.]((?:[A-Z]{2,}-)*[A-Z]{3,})\b(?!-)"
+)
+"""A toll-free number spelled as words, "1-800-FLOWERS", "888-GOT-JUNK": as its adverts say it,
+"one eight hundred flowers" (it was "one to eight hundred-FLOWERS")."""
+
+
+def _vanity_number(m: re.Match[str]) -> str:
+    one, prefix, words = m.groups()
+    said = "eight hundred" if prefix == "800" else numwords.digits(prefix)
+    return ("one " if one else "") + said + " " + words.replace("-", " ").lower()
+
+
 _OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
 _DAY_BEFORE = re.compile(r"(?i)\b(?:on|by|since|until|till|from|before|after)\s+$")
 _RATING_BEFORE = re.compile(r"(?i)\b(?:rated|rating|score|scored|grade|marks?)\s*:?\s*$")
@@ -1689,6 +1702,7 @@ def read_numbers(text: str) -> str:
     text = _HOURS_MINUTES.sub(_hours_minutes, text)
     text = _WORD_BETWEEN_NUMBERS.sub(r" \1 ", text)
     text = _TIME_SHAPED_RATIO.sub(_ratio_in_context, text)
+    text = _VANITY_NUMBER.sub(_vanity_number, text)
     text = _ONE_TO_MANY.sub(lambda m: f"one to {numwords.number(m[1].replace(',', ''))}", text)
     text = _ISO_DATE_TIME.sub(_iso_date_time, text)
     text = _HOUR_RANGE.sub(r"\1 to ", text)
