@@ -345,13 +345,6 @@ def main() -> int:
         default=int(FitSettings.other_languages),
         help="1: the fit's subspace also spans Kokoro's voices for other languages",
     )
-    ap.add_argument(
-        "--fit-at-pitch",
-        type=int,
-        choices=(0, 1),
-        default=int(FitSettings.at_speaker_pitch),
-        help="1: the fit decodes its speech at the recording's pitch level and range",
-    )
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -390,7 +383,6 @@ def main() -> int:
                 max_norm=args.fit_max_norm,
                 first_step=args.fit_first_step,
                 other_languages=bool(args.fit_other_languages),
-                at_speaker_pitch=bool(args.fit_at_pitch),
             ),
             other_timbres=args.other_timbres,
             exclude=exclude,

@@ -143,22 +143,3 @@ def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_p
         and back.settings == saved.settings
         and back.pack_sha256 == saved.pack_sha256
     )
-
-
-@pytest.mark.parametrize("pitch, spread", [(0.8, 1.3), (1.25, 0.8)])
-def test_the_fit_speaks_at_the_recording_s_pitch(split_engine, ids, pitch, spread):
-    """With `at_speaker_pitch` the fit's speech is decoded at the level and range that bring
-    the start voice to the recording's, both measured by the same pitch track."""
-    from tray_reader.speech.types import Prosody
-    from tray_reader.voices.measure import pitch_track
-
-    pack = model_files.stock_pack("af_heart")
-    audio = split_engine.synthesize(ids, pack, 1.0, Prosody(pitch, spread))
-    recording = soxr.resample(audio, 24_000, 16_000).astype(np.float32)
-    fit = StyleFit(split_engine, ids, pack, recording, FitSettings(at_speaker_pitch=True))
-    assert fit.prosody.pitch == pytest.approx(pitch, rel=0.06)
-    assert fit.prosody.spread == pytest.approx(spread, rel=0.15)
-    heard, _ = pitch_track(fit.speak16k(np.zeros(fit.settings.dims))).stats()
-    wanted, _ = pitch_track(recording).stats()
-    assert heard == pytest.approx(wanted, rel=0.05)
-    assert StyleFit(split_engine, ids, pack, recording, FitSettings()).prosody.pitch == 1.0

@@ -61,7 +61,7 @@ from tray_reader.voices import align, checks, guard, intelligibility, stock_chec
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
 from tray_reader.voices.ge2e import JudgeEncoder
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
-from tray_reader.voices.measure import PITCH_LIMITS, SPREAD_LIMITS, pitch_stats, pitch_track
+from tray_reader.voices.measure import pitch_stats, pitch_track
 from tray_reader.voices.preprocess import FRAME_SECONDS, Recording, load_audio, prepare, speech_mask
 from tray_reader.voices.render import PROFILE_SENTENCES, VoiceRenderer
 from tray_reader.voices.stock_profiles import StockProfiles
@@ -849,9 +849,12 @@ def _fit_style(
     return fitted, result.steps
 
 
+SPREAD_LIMITS = (0.6, 1.6)
+"""A matched pitch range factor is kept within these."""
+PITCH_LIMITS = (0.6, 1.7)
+"""... a matched pitch level factor within these (Kokoro's voices span about 100-260 Hz)."""
 SPEED_LIMITS = (0.8, 1.25)
-"""A speed matched from the voiced-stretch rate is kept within these (the pitch level's and range's
-are `measure.PITCH_LIMITS` and `measure.SPREAD_LIMITS`)."""
+"""... and a speed matched from the voiced-stretch rate within these."""
 
 
 @dataclass(frozen=True)

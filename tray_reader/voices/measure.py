@@ -131,12 +131,6 @@ def autocorrelation(x16k: np.ndarray, hop: int, highest_hz: int) -> tuple[np.nda
     return ac, lag, peak, power
 
 
-SPREAD_LIMITS = (0.6, 1.6)
-"""A matched pitch range factor is kept within these."""
-PITCH_LIMITS = (0.6, 1.7)
-"""... a matched pitch level factor within these (Kokoro's voices span about 100-260 Hz)."""
-
-
 @dataclass(frozen=True)
 class PitchTrack:
     """A checked F0 track (`pitch_track`), one value per PITCH_HOP samples."""

@@ -29,7 +29,6 @@ The caller owns the time budget and cancellation through `deadline` and `cancel`
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -40,12 +39,11 @@ import numpy as np
 import soxr
 
 from tray_reader import model_files
-from tray_reader.speech.engine import KokoroEngine, reshape_pitch
-from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, Prosody
+from tray_reader.speech.engine import KokoroEngine
+from tray_reader.speech.types import SAMPLE_RATE
 from tray_reader.speech.windows import WindowPlan, speech_frames, stream_frames
 from tray_reader.voices import guard
 from tray_reader.voices.embedder import EMBED_RATE, log_mel, mel_filterbank
-from tray_reader.voices.measure import PITCH_LIMITS, SPREAD_LIMITS, pitch_track
 
 TIMBRE = 128
 """Style dims the decoder reads (Kokoro's `ref_s[:, :128]`)."""
@@ -76,9 +74,6 @@ class FitSettings:
     """Stop after this many steps even if time is left."""
     seed: int = 0
     """Seed of the probe directions."""
-    at_speaker_pitch: bool = False
-    """Decode the fit's speech at the recording's pitch level and range (`speaker_prosody`):
-    the frames then differ by what the timbre can change, not by where the harmonics lie."""
     other_languages: bool = True
     """The subspace also spans Kokoro's voices for other languages (`subspace`): the search's
     best often lies outside the English packs' span, and the 54 packs' first directions are the
@@ -179,25 +174,6 @@ class StyleFit:
         self.train = frames(fit16k[:cut], self.bands, settings.channel_order)
         self.held = frames(fit16k[cut:], self.bands, settings.channel_order)
         self.evaluations = 0
-        self.prosody = NEUTRAL
-        if settings.at_speaker_pitch:
-            self.prosody = self.speaker_prosody(fit16k)
-            f0, phase = reshape_pitch(part_a.f0, part_a.phase, self.prosody)
-            self._part_a = dataclasses.replace(part_a, f0=f0, phase=phase)
-
-    def speaker_prosody(self, fit16k: np.ndarray) -> Prosody:
-        """The pitch level and range that bring the start voice's speech to the recording's,
-        both measured by the same checked pitch track through the recording's band (as
-        enrolment's prosody step measures them); the model's own where either has none."""
-        band = guard.band_gain(fit16k)
-        speaker = pitch_track(fit16k).stats()
-        own = pitch_track(guard.limit_band(self.speak16k(np.zeros(self.settings.dims)), band)).stats()
-        if min(*speaker, *own) <= 0:
-            return NEUTRAL
-        return Prosody(
-            float(np.clip(speaker[0] / own[0], *PITCH_LIMITS)),
-            float(np.clip(speaker[1] / own[1], *SPREAD_LIMITS)),
-        )
 
     def style(self, z: np.ndarray) -> np.ndarray:
         row = self._row.copy()
