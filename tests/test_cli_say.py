@@ -71,12 +71,39 @@ def test_enormous_word_does_not_break_synthesis(tmp_path):
     assert audio.size > 0
 
 
-def test_unknown_voice_and_bad_speed_are_clear():
-    bad_voice = run("say", "--voice", "zz_nobody", "--out", "/dev/null", "Hi.")
+def test_unknown_voice_and_bad_speed_are_clear(tmp_path):
+    bad_voice = run("say", "--voice", "zz_nobody", "--out", str(tmp_path / "x.wav"), "Hi.")
     assert bad_voice.returncode == 2 and "zz_nobody" in bad_voice.stderr.decode()
     assert "Traceback" not in bad_voice.stderr.decode()
     bad_speed = run("say", "--speed", "9", "Hi.")
     assert bad_speed.returncode == 2 and "0.5" in bad_speed.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "name, says",
+    [
+        ("speech", "without an extension"),
+        ("speech.xyz", "cannot write .xyz; use one of .wav"),
+        ("folder", "is a folder; give a file name in it"),
+        ("missing/speech.wav", "is not a directory; create it first"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_any_speech_is_made(tmp_path, name, says):
+    (tmp_path / "folder").mkdir()
+    result = run("say", "--out", str(tmp_path / name), "Hello.", timeout=60)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in err
+    assert says in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]  # nothing written, nothing made
+
+
+@pytest.mark.parametrize("suffix, kind", [(".ogg", "OGG"), (".flac", "FLAC")])
+def test_say_writes_the_audio_kind_its_out_file_is_named_for(tmp_path, suffix, kind):
+    out = tmp_path / f"hello{suffix}"
+    result = run("say", "--out", str(out), "Hello there.")
+    assert result.returncode == 0, result.stderr.decode()
+    assert soundfile.info(str(out)).format == kind and soundfile.info(str(out)).frames > 0
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left
 
 
 @pytest.mark.parametrize("setting, expected", [("fast_model = false\n", False), ("", True)])

@@ -290,7 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("text", nargs="*", help="text to speak; '-' reads stdin")
     say.add_argument("--voice", default=None, help="voice name (default: from settings, else af_heart)")
     say.add_argument("--speed", type=_speed, default=None, help="0.5 to 2.0 (default 1.0)")
-    say.add_argument("--out", metavar="FILE.wav", help="write a WAV file instead of playing")
+    say.add_argument(
+        "--out", metavar="FILE.wav", help="write an audio file (.wav .flac .ogg .mp3) instead of playing"
+    )
     say.add_argument("--show-text", action="store_true", help="print the normalised chunks; no audio")
     say.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
     say.add_argument("-f", "--file", help="read a document: .txt .md .html .pdf .epub")

@@ -51,6 +51,20 @@ class Cue:
     text: str
 
 
+def check_output(out: Path) -> tuple[str, str]:
+    """The libsndfile (format, subtype) to write ``out`` with; ExportError, before any audio
+    is made, when it cannot be written there (a folder, no such folder, an unknown kind)."""
+    if out.is_dir():
+        raise ExportError(f"{out} is a folder; give a file name in it, e.g. {out / 'speech.wav'}")
+    fmt_subtype = _format_for(out)
+    parent = out.parent
+    if not parent.is_dir():
+        raise ExportError(f"{parent} is not a directory; create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ExportError(f"cannot write in {parent}: permission denied; choose another place")
+    return fmt_subtype
+
+
 def _format_for(out: Path) -> tuple[str, str]:
     import soundfile
 
@@ -161,9 +175,7 @@ def export_document(
 ) -> list[Path]:
     """Write ``file`` read aloud to ``out`` (one file, or one per chapter named after it),
     with subtitles beside each; returns the audio files written."""
-    fmt, subtype = _format_for(out)
-    if not out.parent.is_dir():
-        raise ExportError(f"{out.parent} is not a directory; create it first")
+    fmt, subtype = check_output(out)
     chapters = chapters_from(load_document(file), start)
     if synthesizer is None:
         from tray_reader.speak import one_shot_synthesizer
@@ -178,7 +190,7 @@ def export_document(
             width = max(2, len(str(len(chapters))))
             for n, chapter in enumerate(chapters, start=1):
                 target = out.with_name(f"{out.stem}-{n:0{width}d}-{_safe_name(chapter.title)}{out.suffix}")
-                with _AudioFile(target, fmt, subtype) as audio:
+                with AudioFile(target, fmt, subtype) as audio:
                     cues = _read_into(synth, pack, rate, chapter, audio, bar)
                 if not audio.frames:
                     continue  # nothing readable in it: no file
@@ -188,7 +200,7 @@ def export_document(
         else:
             all_cues: list[Cue] = []
             marks: list[tuple[float, str]] = []
-            with _AudioFile(out, fmt, subtype) as audio:
+            with AudioFile(out, fmt, subtype) as audio:
                 for chapter in chapters:
                     offset = audio.frames / SAMPLE_RATE
                     marks.append((offset, chapter.title))
@@ -221,7 +233,7 @@ def chapter_marks(marks: list[tuple[float, str]]) -> str:
 
 
 def _read_into(
-    synth: Synthesizer, pack: np.ndarray, speed: float, chapter: Chapter, audio: _AudioFile, bar: _Progress
+    synth: Synthesizer, pack: np.ndarray, speed: float, chapter: Chapter, audio: AudioFile, bar: _Progress
 ) -> list[Cue]:
     text = chapter.text
     bar.describe(chapter.title)
@@ -240,7 +252,7 @@ def _read_into(
     return cues
 
 
-class _AudioFile:
+class AudioFile:
     """An audio file written under a temporary name, renamed to its own when closed
     without an error; removed otherwise."""
 
@@ -251,7 +263,7 @@ class _AudioFile:
         self._fmt, self._subtype = fmt, subtype
         self._file = None
 
-    def __enter__(self) -> _AudioFile:
+    def __enter__(self) -> AudioFile:
         import soundfile
 
         try:

@@ -11,7 +11,6 @@ from tray_reader import config
 from tray_reader.errors import TextInputError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
-from tray_reader.speech.types import SAMPLE_RATE
 from tray_reader.text.frontend import TextFrontEnd, summarize_skipped
 from tray_reader.text.g2p import EnglishPhonemizer
 from tray_reader.text.lexicon import Lexicon
@@ -71,9 +70,17 @@ def one_shot_synthesizer(
 
 
 def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
+    """Speak ``text`` now, or write it to the audio file ``out`` (its kind from its extension)."""
+    if out is not None:
+        from pathlib import Path
+
+        from tray_reader.export import check_output
+
+        target = Path(out)
+        kind = check_output(target)  # before the model loads and any speech is made
     synth, pack, speed = one_shot_synthesizer(voice, speed, threads)
     frontend = synth.frontend
-    if not out:
+    if out is None:
         from tray_reader.audio.player import Player
 
         # Streamed: speech starts with the first chunk; the player pads the end.
@@ -92,10 +99,13 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
             raise _nothing_readable(frontend.last_skipped)
         _report_skipped(frontend.last_skipped)
         return
-    pieces = [c.samples for c in synth.stream(text, fixed_voice(pack, speed or 1.0))]
-    if not pieces:
+    from tray_reader.export import AudioFile
+
+    # Written as it is made (memory stays flat however long the text), under a temporary
+    # name renamed when complete.
+    with AudioFile(target, *kind) as audio:
+        for chunk in synth.stream(text, fixed_voice(pack, speed or 1.0)):
+            audio.write(chunk.samples)
+    if not audio.frames:
         raise _nothing_readable(frontend.last_skipped)
     _report_skipped(frontend.last_skipped)
-    import soundfile
-
-    soundfile.write(out, np.concatenate(pieces), SAMPLE_RATE, subtype="PCM_16")
