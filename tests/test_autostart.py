@@ -112,6 +112,9 @@ def test_cli_autostart_on_status_off(tmp_path, monkeypatch, capsys):
     assert f"autostart on: {path}" in capsys.readouterr().out
     assert cli.main(["autostart", "off"]) == 0
     assert not path.exists()
+    assert f"autostart off: removed {path}" in capsys.readouterr().out
+    assert cli.main(["autostart", "off"]) == 0  # already off: says so, not that it removed it
+    assert capsys.readouterr().out == f"autostart off: it was not on ({path})\n"
 
 
 def test_cli_reports_autostart_errors(tmp_path, monkeypatch, capsys):

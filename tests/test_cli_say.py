@@ -126,3 +126,14 @@ def test_say_follows_the_fast_model_setting(tmp_path, monkeypatch, setting, expe
     with pytest.raises(Loaded):
         speak.say("Hello.", None, None, str(tmp_path / "out.wav"), None)
     assert seen == [expected]
+
+
+@pytest.mark.parametrize("command", [["say", "Hi."], ["export", "book.txt", "--out", "book.ogg"]])
+@pytest.mark.parametrize("threads", ["-1", "99999", "two"])
+def test_threads_out_of_range_are_refused_before_anything_starts(command, threads, capsys):
+    from tray_reader import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main([*command, "--threads", threads])
+    assert exited.value.code == 2
+    assert "threads must be a whole number from 0 (automatic) to 16" in capsys.readouterr().err

@@ -265,3 +265,23 @@ def test_voice_record_passes_the_passage_however_far_the_reading_got(tmp_path, m
     ((recording, kw),) = calls
     assert kw["text"] == PASSAGE and "press Enter when you are done" in lines[0]
     assert 5.5 < recording.source_seconds < 7.5  # stopped by Enter, not the end of the source
+
+
+@pytest.mark.parametrize("seconds", ["-5", "0", "1e6", "soon"])
+def test_voice_record_refuses_a_length_no_enrolment_can_use(seconds, capsys):
+    from tray_reader import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["voice", "record", "me", "--yes", "--seconds", seconds])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "seconds must be" in err and "from 5 to 600 seconds" in err
+
+
+def test_voice_record_help_gives_the_recorders_own_longest_recording(capsys):
+    from tray_reader import cli
+    from tray_reader.voices.record import MAX_SECONDS
+
+    with pytest.raises(SystemExit):
+        cli.main(["voice", "record", "--help"])
+    assert f"(default {MAX_SECONDS:g})" in " ".join(capsys.readouterr().out.split())

@@ -32,6 +32,21 @@ def _number_in(what: str, low: float, high: float, unit: str = "") -> Callable[[
     return parse
 
 
+def _threads(value: str) -> int:
+    """An argparse type: inference threads, as settings.toml's `threads` allows (0: automatic)."""
+    from tray_reader.config import MAX_THREADS
+
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(
+            f"threads must be a whole number from 0 (automatic) to {MAX_THREADS}, got {value!r}"
+        )
+    return number
+
+
 _speed = _number_in("speed", 0.5, 2.0)
 
 
@@ -119,6 +134,9 @@ def cmd_voice(args: argparse.Namespace) -> int:
 
 
 _budget = _number_in("budget", 0, 3600, " seconds")
+_seconds = _number_in("seconds", 5, 600, " seconds")
+"""From the least speech enrolment takes (voices.preprocess.MIN_SPEECH_SECONDS) to the most of
+a recording it reads (DECODE_MAX_SECONDS)."""
 
 
 def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
@@ -140,7 +158,9 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
     said.add_argument("--text-file", help="the same, from a UTF-8 text file")
     rec = vs.add_parser("record", help="record yourself reading a passage, then make a voice from it")
     rec.add_argument("name")
-    rec.add_argument("--seconds", type=float, default=None, help="longest recording (default 40)")
+    rec.add_argument(
+        "--seconds", type=_seconds, default=None, help="longest recording, in seconds (default 60)"
+    )
     for p in (add, rec):
         p.add_argument("--yes", action="store_true", help="confirm: your voice, or used with permission")
         p.add_argument(
@@ -149,7 +169,7 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
             default=None,
             help="time for the blend search and the style fit together, in seconds (default 70, less on a computer too slow to end enrolment in about two minutes)",
         )
-        p.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+        p.add_argument("--threads", type=_threads, default=None, help="inference threads (default: cores)")
     use = vs.add_parser("use", help="make NAME the default voice")
     use.add_argument("name")
     ren = vs.add_parser("rename", help="rename one of your voices")
@@ -175,7 +195,9 @@ def cmd_autostart(args: argparse.Namespace) -> int:
     if args.action == "on":
         print(f"autostart on: {autostart.enable()}")
     elif args.action == "off":
-        print(f"autostart off: removed {autostart.disable()}")
+        was_on = autostart.is_enabled()
+        path = autostart.disable()
+        print(f"autostart off: removed {path}" if was_on else f"autostart off: it was not on ({path})")
     else:
         state = "on" if autostart.is_enabled() else "off"
         print(f"autostart {state}: {autostart.current_entry().path}")
@@ -294,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="FILE.wav", help="write an audio file (.wav .flac .ogg .mp3) instead of playing"
     )
     say.add_argument("--show-text", action="store_true", help="print the normalised chunks; no audio")
-    say.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    say.add_argument("--threads", type=_threads, default=None, help="inference threads (default: cores)")
     say.add_argument("-f", "--file", help="read a document: .txt .md .html .pdf .epub")
     say.add_argument(
         "--from", dest="start", metavar="N", help="with --file: start at sentence N or chapter:N"
@@ -311,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--voice", default=None, help="voice name (default: from settings, else af_heart)")
     export.add_argument("--speed", type=_speed, default=None, help="0.5 to 2.0 (default 1.0)")
     export.add_argument("--from", dest="start", metavar="N", help="start at sentence N or chapter:N")
-    export.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    export.add_argument("--threads", type=_threads, default=None, help="inference threads (default: cores)")
     export.set_defaults(func=cmd_export)
 
     voices = sub.add_parser("voices", help="list the voices (same as: voice list)")
@@ -351,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
         "speechd-module", help="speech-dispatcher output module (speech-dispatcher starts it)"
     )
     module.add_argument("config", nargs="?", help="module configuration file (ignored; given by the server)")
-    module.add_argument("--threads", type=int, default=None, help="inference threads (default: cores)")
+    module.add_argument("--threads", type=_threads, default=None, help="inference threads (default: cores)")
     module.set_defaults(func=cmd_speechd_module)
 
     speechd = sub.add_parser(
@@ -372,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build the faster derived decoder once (about a minute; used from the next start)",
     )
-    doctor.add_argument("--threads", type=int, default=None, help="threads for --build-fast-model")
+    doctor.add_argument("--threads", type=_threads, default=None, help="threads for --build-fast-model")
     doctor.set_defaults(func=cmd_doctor)
     return p
 
