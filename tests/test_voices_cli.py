@@ -285,3 +285,15 @@ def test_voice_record_help_gives_the_recorders_own_longest_recording(capsys):
     with pytest.raises(SystemExit):
         cli.main(["voice", "record", "--help"])
     assert f"(default {MAX_SECONDS:g})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_importing_a_voice_whose_name_is_taken_says_how_to_keep_both(tmp_path):
+    assert run(tmp_path, "voice", "mix", "warm", "af_sarah:0.6", "bf_emma:0.4").returncode == 0
+    exported = tmp_path / "warm.npz"
+    assert run(tmp_path, "voice", "export", "warm", str(exported)).returncode == 0
+    again = run(tmp_path, "voice", "import", str(exported))
+    assert again.returncode == 2 and "already exists" in again.stderr and "--name NEW_NAME" in again.stderr
+    assert run(tmp_path, "voice", "import", str(exported), "--name", "warm2").returncode == 0
+    to_folder = run(tmp_path, "voice", "export", "warm", str(tmp_path))
+    assert to_folder.returncode == 2 and "Traceback" not in to_folder.stderr
+    assert "is a folder" in to_folder.stderr

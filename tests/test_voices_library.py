@@ -117,6 +117,14 @@ def test_export_import_round_trip(lib, tmp_path):
     assert other.import_file(out, name="me2").name == "me2"
 
 
+def test_export_to_a_folder_or_into_a_missing_one_is_refused(lib, tmp_path):
+    with pytest.raises(VoiceError, match="is a folder; give a file name in it, e.g. .*af_sarah.npz"):
+        lib.export("af_sarah", tmp_path)
+    with pytest.raises(VoiceError, match="is not a directory; create it first"):
+        lib.export("af_sarah", tmp_path / "typo" / "sarah.npz")
+    assert not (tmp_path / "typo").exists()  # a mistyped folder is not made
+
+
 def test_import_refuses_foreign_and_pickled_files(lib, tmp_path):
     (tmp_path / "text.npz").write_text("not a zip")
     pickled = tmp_path / "pickled.npz"
@@ -136,6 +144,13 @@ def test_mix_is_the_weighted_blend(lib):
     assert np.allclose(
         lib.pack("blend2"), 0.5 * expected + 0.5 * model_files.stock_pack("am_adam"), atol=1e-6
     )
+
+
+def test_mix_weights_too_large_to_add_up_still_blend(lib):
+    info = lib.mix("huge", [("af_sarah", 1e308), ("bf_emma", 1e308)])
+    expected = 0.5 * model_files.stock_pack("af_sarah") + 0.5 * model_files.stock_pack("bf_emma")
+    assert np.allclose(lib.pack("huge"), expected, atol=1e-6)
+    assert info.method == "mix af_sarah:0.5 bf_emma:0.5"
 
 
 @pytest.mark.parametrize(

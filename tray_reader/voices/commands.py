@@ -167,7 +167,12 @@ def export(library: VoiceLibrary, name: str, path: Path, out: Out = print) -> No
 
 
 def import_voice(library: VoiceLibrary, path: Path, name: str | None, out: Out = print) -> None:
-    info = library.import_file(path, name)
+    try:
+        info = library.import_file(path, name)
+    except VoiceError as e:
+        if name is None and ("already exists" in str(e) or "stock voice" in str(e)):
+            raise VoiceError(f"{e} Or import it under another name: --name NEW_NAME.") from None
+        raise
     out(f"imported {info.name} ({info.kind})")
 
 

@@ -286,11 +286,12 @@ class VoiceLibrary:
         self._free_name(name)
         if not parts:
             raise VoiceError("A mix needs at least one voice, as NAME:WEIGHT.")
-        total = 0.0
         for voice, w in parts:
             if not np.isfinite(w) or w <= 0:
                 raise VoiceError(f"The weight of {voice!r} must be a positive number, got {w}.")
-            total += w
+        largest = max(w for _, w in parts)  # weights as shares of the largest: their sum stays finite
+        parts = [(voice, w / largest) for voice, w in parts]
+        total = sum(w for _, w in parts)
         if not 0.5 <= speed <= 2.0:
             raise VoiceError(f"speed must be from 0.5 to 2.0, got {speed}")
         pack = np.zeros(PACK_SHAPE, np.float32)
@@ -313,10 +314,18 @@ class VoiceLibrary:
             info, pack = VoiceInfo(name, "stock"), self.pack(name)
         else:
             info, pack = self._read_user(self._existing(name))
+        path = Path(path)
+        if path.is_dir():
+            raise VoiceError(f"{path} is a folder; give a file name in it, e.g. {path / f'{name}.npz'}")
+        if not path.parent.is_dir():
+            raise VoiceError(f"{path.parent} is not a directory; create it first")
         meta = np.frombuffer(json.dumps(info.to_json()).encode("utf-8"), dtype=np.uint8)
         buf = io.BytesIO()
         np.savez(buf, pack=pack, meta=meta)
-        write_atomic(Path(path), buf.getvalue(), durable=True)
+        try:
+            write_atomic(path, buf.getvalue(), durable=True)
+        except OSError as e:
+            raise VoiceError(f"cannot write {path}: {e.strerror or e}") from None
 
     def import_file(self, path: Path, name: str | None = None) -> VoiceInfo:
         """Add a voice from a file made by `export` (optionally under another name)."""
