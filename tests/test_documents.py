@@ -284,7 +284,7 @@ def test_a_broken_epub_says_its_zip_is_broken(tmp_path):
     assert "ZIP" in _message(cut)
     not_zip = tmp_path / "text.epub"
     not_zip.write_text("just text")
-    assert "not a valid EPUB" in _message(not_zip)
+    assert "it holds plain text, not an EPUB book" in _message(not_zip)
 
 
 def test_an_epub_without_its_package_file_is_named(tmp_path):
@@ -317,3 +317,51 @@ def test_an_unknown_extension_lists_what_is_read(tmp_path):
 
 def test_a_missing_file(tmp_path):
     assert "does not exist" in _message(tmp_path / "gone.md")
+    assert _message(tmp_path / "notes") == f"{tmp_path / 'notes'} does not exist."  # not its extension
+
+
+def test_a_folder_is_named_as_one(tmp_path):
+    (tmp_path / "book.epub").mkdir()
+    assert _message(tmp_path) == f"{tmp_path} is a folder; give a document file in it."
+    assert "is a folder" in _message(tmp_path / "book.epub")
+
+
+def test_a_file_without_an_extension_is_worded_once(tmp_path):
+    (tmp_path / "notes").write_text("Hello.")
+    message = _message(tmp_path / "notes")
+    assert "how to read files without an extension." in message and "extension files" not in message
+
+
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        ("notes.pdf", b"Just some notes.\n", "it holds plain text, not a PDF. Rename it to notes.txt"),
+        ("notes.epub", b"Just some notes.\n", "plain text, not an EPUB book. Rename it to notes.txt"),
+        ("page.pdf", b"<!DOCTYPE html><p>Hi</p>", "it is a web page named .pdf. Rename it to page.html"),
+        ("empty.pdf", b"", "is empty. Check that it was saved or downloaded completely"),
+        ("empty.epub", b"", "is empty. Check that it was saved or downloaded completely"),
+    ],
+)
+def test_a_file_that_is_not_the_kind_its_name_says_is_named_for_what_it_is(tmp_path, name, content, says):
+    (tmp_path / name).write_bytes(content)
+    assert says in _message(tmp_path / name)
+
+
+def test_a_pdf_or_an_epub_named_as_text_is_named_for_what_it_is(tmp_path):
+    pdf = write_pdf(tmp_path / "paper.pdf", [["Words."]])
+    book = write_epub(tmp_path / "book.epub", "B", [("1.xhtml", "<p>Words.</p>")])
+    for source, named, says in [
+        (pdf, "paper.txt", "it is a PDF named .txt. Rename it to paper.pdf"),
+        (pdf, "paper.md", "it is a PDF named .md. Rename it to paper.pdf"),
+        (book, "book.html", "it is an EPUB book named .html. Rename it to book.epub"),
+        (book, "book.pdf", "it is an EPUB book named .pdf. Rename it to book.epub"),
+        (pdf, "paper.epub", "it is a PDF named .epub. Rename it to paper.pdf"),
+    ]:
+        (tmp_path / named).write_bytes(source.read_bytes())
+        assert says in _message(tmp_path / named)
+
+
+def test_text_that_mentions_a_pdf_header_is_still_text(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("A PDF file begins with %PDF-1.7 and a binary comment.")
+    assert "PDF" in load_document(notes).text

@@ -45,6 +45,18 @@ def test_say_file_with_bad_input_gives_the_message_and_no_traceback(tmp_path, ki
     assert not (tmp_path / "x.wav").exists()
 
 
+def test_a_truncated_pdf_gets_one_clear_message_and_no_library_noise(tmp_path):
+    whole = write_pdf(tmp_path / "whole.pdf", [["Hello world."], ["Second page."]]).read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(whole[: len(whole) // 2])
+    result = run("say", "-f", str(cut), "--show-text")
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        f"tray-reader: {cut} is not a readable PDF (Stream has ended unexpectedly). "
+        "Check that the file is complete."
+    ]
+
+
 def test_the_daemon_reads_a_document_and_keeps_running_after_a_bad_one(rig, tmp_path):  # noqa: F811
     app = started(rig)
     md = tmp_path / "n.md"

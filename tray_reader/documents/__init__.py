@@ -28,10 +28,54 @@ SUFFIXES = (".txt", ".text", ".md", ".markdown", ".html", ".htm", ".xhtml", ".pd
 _CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
+_TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".html", ".htm", ".xhtml")
+_KIND_NAMES = {".pdf": "a PDF", ".epub": "an EPUB book", ".html": "a web page", ".txt": "plain text"}
+
+
+def _is_text(head: bytes) -> bool:
+    return b"\x00" not in head and len(_CONTROL.findall(head)) <= BINARY_SHARE * max(1, len(head))
+
+
+def _kind_of(head: bytes) -> str | None:
+    """What a file's first bytes say it is: ".pdf", ".epub", ".html", ".txt" (other text), or
+    None (something else)."""
+    start = head[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if start.startswith(b"%pdf-"):
+        return ".pdf"
+    if head.startswith(b"PK\x03\x04"):
+        return ".epub" if b"mimetypeapplication/epub+zip" in head[:100] else None
+    if not head or not _is_text(head):
+        return None
+    return ".html" if start.startswith((b"<!doctype html", b"<html")) else ".txt"
+
+
+def _check_kind(path: Path, suffix: str) -> None:
+    """DocumentError when the file is not the kind its name says (a PDF named .txt, text
+    named .pdf, an empty PDF), naming what it is and what to do."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(65536)
+    except OSError as e:
+        raise DocumentError(f"cannot read {path}: {e.strerror or e}") from None
+    named = ".txt" if suffix in _TEXT_SUFFIXES else suffix
+    if not head and named != ".txt":
+        raise DocumentError(f"{path} is empty. Check that it was saved or downloaded completely.")
+    actual = _kind_of(head)
+    if named == ".pdf" and b"%PDF-" in head[:1024]:  # readers allow some bytes before the header
+        return
+    if actual is None or actual == named or (named == ".txt" and actual in (".txt", ".html")):
+        return
+    if named == ".txt" or actual != ".txt":
+        wrong = f"it is {_KIND_NAMES[actual]} named {path.suffix}"
+    else:
+        wrong = f"it holds plain text, not {_KIND_NAMES[named]}"
+    raise DocumentError(f"{path}: {wrong}. Rename it to {path.with_suffix(actual).name} and read that.")
+
+
 def _read_text(path: Path) -> str:
     data = _read_bytes(path, MAX_TEXT_BYTES)
     head = data[:65536]
-    if b"\x00" in head or len(_CONTROL.findall(head)) > BINARY_SHARE * max(1, len(head)):
+    if not _is_text(head):
         raise DocumentError(
             f"{path} does not hold text (it looks like a binary file named {path.suffix}). "
             "Open it in the program that made it and save it as text."
@@ -71,14 +115,20 @@ def load_document(path: Path) -> Document:
     """The readable text of the file at ``path`` (raises DocumentError)."""
     path = Path(path)
     suffix = path.suffix.lower()
+    if path.is_dir():
+        raise DocumentError(f"{path} is a folder; give a document file in it.")
+    if not path.exists():
+        raise DocumentError(f"{path} does not exist.")
     if suffix not in SUFFIXES:
         known = " ".join(SUFFIXES)
+        kind = f"{suffix} files" if suffix else "files without an extension"
         raise DocumentError(
-            f"{path}: tray-reader does not know how to read {suffix or 'files without an extension'} "
-            f"files. It reads {known}; save the document as one of these."
+            f"{path}: tray-reader does not know how to read {kind}. It reads {known}; "
+            "save the document as one of these."
         )
     if not path.is_file():
-        raise DocumentError(f"{path} does not exist or is not a file.")
+        raise DocumentError(f"{path} is not a file.")
+    _check_kind(path, suffix)
     title = ""
     if suffix in (".txt", ".text"):
         chapters = _plain(path, _read_text(path))

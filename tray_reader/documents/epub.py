@@ -66,7 +66,10 @@ def read_epub(path: Path) -> tuple[str, list[Chapter]]:
                 heading = next((text for level, text in blocks if level), None)
                 chapters.append(Chapter(heading or page_title or f"Chapter {n}", tuple(t for _, t in blocks)))
     except zipfile.BadZipFile as e:
-        raise DocumentError(f"{path} is not a valid EPUB: the ZIP archive is broken ({e}).") from None
+        raise DocumentError(
+            f"{path} is not a valid EPUB: the ZIP archive is broken ({e}). "
+            "Check that it was saved or downloaded completely."
+        ) from None
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError) as e:
         raise DocumentError(f"{path}: cannot unpack this EPUB ({e}).") from None
     return title, chapters

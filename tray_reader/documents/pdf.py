@@ -15,6 +15,7 @@ Introduction") or a decimal ("two point one").
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from pathlib import Path
@@ -156,6 +157,9 @@ def read_pdf(path: Path) -> tuple[str, list[str]]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    # pypdf logs what it repairs ("EOF marker not found") to stderr; a damaged file's error
+    # below says what matters, in words the user can act on.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
