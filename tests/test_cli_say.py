@@ -137,3 +137,29 @@ def test_threads_out_of_range_are_refused_before_anything_starts(command, thread
         cli.main([*command, "--threads", threads])
     assert exited.value.code == 2
     assert "threads must be a whole number from 0 (automatic) to 16" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "setting, chosen, warned",
+    [
+        ('voice = "bf_emma"\n', "bf_emma", False),  # as the tray's Voice menu saves it
+        ('voice = "nobody"\n', "am_adam", True),  # passed over: `voice use`'s, with a warning
+        ("", "am_adam", False),
+    ],
+)
+def test_say_speaks_in_the_settings_voice_before_the_one_voice_use_chose(
+    tmp_path, monkeypatch, capsys, setting, chosen, warned
+):
+    from tray_reader import model_files, speak
+    from tray_reader.voices.library import VoiceLibrary
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (tmp_path / "config" / "tray-reader").mkdir(parents=True)
+    (tmp_path / "config" / "tray-reader" / "settings.toml").write_text(setting)
+    VoiceLibrary().use("am_adam")
+    _, pack, _ = speak.one_shot_synthesizer(None, None, 1)
+    assert np.array_equal(pack, model_files.stock_pack(chosen))
+    assert ("voice = 'nobody': Unknown voice" in capsys.readouterr().err) == warned
+    _, given, _ = speak.one_shot_synthesizer("af_sky", None, 1)  # --voice comes first
+    assert np.array_equal(given, model_files.stock_pack("af_sky"))

@@ -45,6 +45,16 @@ def test_say_file_with_bad_input_gives_the_message_and_no_traceback(tmp_path, ki
     assert not (tmp_path / "x.wav").exists()
 
 
+@pytest.mark.parametrize("command", ["say", "read"])
+def test_from_without_a_document_is_refused_not_ignored(command, capsys):
+    from tray_reader import cli
+
+    assert cli.main([command, "--from", "3", "Hello.", "There."]) == 2
+    assert capsys.readouterr().err == (
+        "tray-reader: --from 3 needs a document to start in: give it with --file FILE\n"
+    )
+
+
 def test_a_truncated_pdf_gets_one_clear_message_and_no_library_noise(tmp_path):
     whole = write_pdf(tmp_path / "whole.pdf", [["Hello world."], ["Second page."]]).read_bytes()
     cut = tmp_path / "cut.pdf"

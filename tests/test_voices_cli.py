@@ -297,3 +297,9 @@ def test_importing_a_voice_whose_name_is_taken_says_how_to_keep_both(tmp_path):
     to_folder = run(tmp_path, "voice", "export", "warm", str(tmp_path))
     assert to_folder.returncode == 2 and "Traceback" not in to_folder.stderr
     assert "is a folder" in to_folder.stderr
+
+
+def test_voice_add_of_a_folder_says_it_is_one(tmp_path):
+    r = run(tmp_path, "voice", "add", "me", str(tmp_path), "--yes")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{tmp_path} is a folder; give a recording in it" in r.stderr

@@ -65,6 +65,11 @@ def _document_text(file: str, start: str | None) -> str:
     return text_from(load_document(Path(file)), start)
 
 
+def _no_start_without_file(args: argparse.Namespace) -> None:
+    if args.start is not None:
+        raise TrayReaderError(f"--from {args.start} needs a document to start in: give it with --file FILE")
+
+
 def cmd_say(args: argparse.Namespace) -> int:
     from tray_reader import speak
 
@@ -73,6 +78,7 @@ def cmd_say(args: argparse.Namespace) -> int:
             raise TrayReaderError("give either text or --file, not both")
         text = _document_text(args.file, args.start)
     else:
+        _no_start_without_file(args)
         text = _read_text(args.text) if args.text else SAMPLE_TEXT
     if args.show_text:
         for line in speak.show_text(text):
@@ -244,6 +250,7 @@ def cmd_read(args: argparse.Namespace) -> int:
             [os.path.abspath(args.file), *([args.start] if args.start else [])],
         )
         return cmd_ctl(args)
+    _no_start_without_file(args)
     if not args.text:
         raise TrayReaderError("give the text to read, '-' for stdin, or --file FILE")
     args.ctl_command = "queue" if args.queue else "read"
@@ -310,7 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     say = sub.add_parser("say", help="speak text (or stdin with '-') now, or write a WAV")
     say.add_argument("text", nargs="*", help="text to speak; '-' reads stdin")
-    say.add_argument("--voice", default=None, help="voice name (default: from settings, else af_heart)")
+    say.add_argument(
+        "--voice",
+        default=None,
+        help="voice name (default: settings.toml's, else the one `voice use` chose, else af_heart)",
+    )
     say.add_argument("--speed", type=_speed, default=None, help="0.5 to 2.0 (default 1.0)")
     say.add_argument(
         "--out", metavar="FILE.wav", help="write an audio file (.wav .flac .ogg .mp3) instead of playing"
@@ -330,7 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--subtitles", choices=["srt", "vtt", "none"], default="srt", help="subtitles beside each file"
     )
-    export.add_argument("--voice", default=None, help="voice name (default: from settings, else af_heart)")
+    export.add_argument(
+        "--voice",
+        default=None,
+        help="voice name (default: settings.toml's, else the one `voice use` chose, else af_heart)",
+    )
     export.add_argument("--speed", type=_speed, default=None, help="0.5 to 2.0 (default 1.0)")
     export.add_argument("--from", dest="start", metavar="N", help="start at sentence N or chapter:N")
     export.add_argument("--threads", type=_threads, default=None, help="inference threads (default: cores)")

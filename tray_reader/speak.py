@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tray_reader import config
-from tray_reader.errors import TextInputError
+from tray_reader.errors import TextInputError, VoiceError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.text.frontend import TextFrontEnd, summarize_skipped
 from tray_reader.text.g2p import EnglishPhonemizer
 from tray_reader.text.lexicon import Lexicon
+
+if TYPE_CHECKING:
+    from tray_reader.voices.library import VoiceLibrary
 
 DEFAULT_VOICE = "af_heart"
 
@@ -50,6 +54,20 @@ def show_text(text: str) -> Iterator[str]:
     _report_skipped(skipped)
 
 
+def _settings_voice(loaded: config.LoadedSettings, library: VoiceLibrary) -> str | None:
+    """settings.toml's voice, where it sets one: it comes before `voice use`'s, as in the
+    daemon. One that does not exist is warned of and passed over."""
+    if "voice" not in loaded.given:
+        return None
+    name = loaded.settings.voice
+    try:
+        library.info(name)
+    except VoiceError as e:
+        print(f"warning: {config.settings_path()}: voice = {name!r}: {e}", file=sys.stderr)
+        return None
+    return name
+
+
 def one_shot_synthesizer(
     voice: str | None, speed: float | None, threads: int | None
 ) -> tuple[Synthesizer, np.ndarray, float]:
@@ -57,14 +75,14 @@ def one_shot_synthesizer(
     from tray_reader.voices.library import VoiceLibrary
 
     library = VoiceLibrary()
-    name = voice or library.default_voice() or DEFAULT_VOICE
+    # The daemon's settings hold here too (read only: `say` never writes the file).
+    loaded = config.load(create=False)
+    name = voice or _settings_voice(loaded, library) or library.default_voice() or DEFAULT_VOICE
     pack = library.pack(name)
     info = library.info(name)
     speed = speed or info.speed  # an enrolled voice carries its matched speaking rate
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
-    # The daemon's fast_model setting holds here too (read only: `say` never writes the file).
-    fast = config.load(create=False).settings.fast_model
-    engine = KokoroEngine.load(threads, fast=fast)
+    engine = KokoroEngine.load(threads, fast=loaded.settings.fast_model)
     engine.use_prosody(info.prosody)  # ... and its speaker's pitch level and range
     return Synthesizer(frontend, engine), pack, speed or 1.0
 

@@ -84,6 +84,8 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
     import soundfile
 
     path = Path(path)
+    if path.is_dir():
+        raise EnrollmentError(f"{path} is a folder; give a recording in it (WAV, FLAC, OGG, MP3, M4A…).")
     if not path.is_file():
         raise EnrollmentError(f"{path}: no such file.")
     try:
