@@ -18,7 +18,8 @@ EXE = Path(sys.executable).parent / "tray-reader"
 
 
 def run(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    # The settings too: `voice use` changes a voice set there.
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     return subprocess.run(
         [str(EXE), *args], env=env, input=stdin, capture_output=True, text=True, timeout=600
     )
@@ -303,3 +304,16 @@ def test_voice_add_of_a_folder_says_it_is_one(tmp_path):
     r = run(tmp_path, "voice", "add", "me", str(tmp_path), "--yes")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert f"{tmp_path} is a folder; give a recording in it" in r.stderr
+
+
+def test_voice_use_changes_the_voice_settings_toml_sets_which_comes_first(tmp_path):
+    settings = tmp_path / "config" / "tray-reader" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('# my settings\nvoice = "bf_emma"\nspeed = 1.2\n')
+    r = run(tmp_path, "voice", "use", "am_adam")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"default voice: am_adam (set in {settings} too)\n"
+    assert settings.read_text() == '# my settings\nvoice = "am_adam"\nspeed = 1.2\n'
+    settings.unlink()  # no settings file: none is written
+    r = run(tmp_path, "voice", "use", "af_sky")
+    assert r.stdout == "default voice: af_sky\n" and not settings.exists()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tray_reader import model_files
+from tray_reader import config, model_files
 from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.files import sha256
 from tray_reader.speech.types import NEUTRAL
@@ -148,6 +148,20 @@ def list_voices(library: VoiceLibrary, out: Out = print, err: Out = _err) -> Non
 
 def use(library: VoiceLibrary, name: str, out: Out = print) -> None:
     library.use(name)
+    # A voice in settings.toml (the tray's Voice menu saves one there) comes first for the
+    # daemon and `say`: it is changed too, or this choice would not be heard.
+    path = config.settings_path()
+    loaded = config.load(path, create=False)
+    if "voice" in loaded.given and loaded.settings.voice != name:
+        try:
+            config.save_values(path, voice=name)
+        except OSError as e:
+            raise VoiceError(
+                f"{path} sets voice = {loaded.settings.voice!r}, which comes first, and cannot be "
+                f"changed ({e.strerror or e}); set voice = {name!r} there."
+            ) from None
+        out(f"default voice: {name} (set in {path} too)")
+        return
     out(f"default voice: {name}")
 
 
