@@ -126,6 +126,17 @@ def test_save_values_replaces_the_line_and_keeps_comments(tmp_path):
     assert loaded.settings.voice == "am_adam" and loaded.settings.speed == 0.9 and not loaded.problems
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read_and_saved_as_written(tmp_path):
+    path = tmp_path / "settings.toml"
+    path.write_bytes('\ufeffspeed = 1.2\r\nvoice = "bf_emma"\r\n'.encode())  # as Notepad saves it
+    loaded = config.load(path)
+    assert not loaded.problems
+    assert loaded.settings.speed == 1.2 and loaded.settings.voice == "bf_emma"
+    config.save_values(path, speed=0.9)
+    again = config.load(path)
+    assert not again.problems and again.settings.speed == 0.9 and again.settings.voice == "bf_emma"
+
+
 def test_save_values_adds_missing_key_before_the_first_table(tmp_path):
     path = tmp_path / "settings.toml"
     path.write_text('[hotkeys]\nread = "ctrl+alt+t"\n')

@@ -22,6 +22,12 @@ def test_load_and_apply(tmp_path):
     )
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "lexicon.toml"
+    path.write_bytes('\ufeff[words]\r\nnginx = "engine x"\r\n'.encode())
+    assert Lexicon.load(path).apply("Run nginx.") == "Run engine x."
+
+
 def test_missing_file_is_an_empty_lexicon(tmp_path):
     lexicon = Lexicon.load(tmp_path / "absent.toml")
     assert lexicon.apply("anything at all") == "anything at all"

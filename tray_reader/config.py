@@ -339,7 +339,7 @@ def load(path: Path | None = None, create: bool = True) -> LoadedSettings:
         except OSError as e:
             return replace(validate({}), problems=(f"{path}: cannot be created ({e}); using the defaults.",))
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as some editors write
     except FileNotFoundError:
         raw = {}
     except (OSError, UnicodeDecodeError) as e:
@@ -360,7 +360,7 @@ def save_values(path: Path, **values: Any) -> None:
     """Set top-level keys in the settings file, keeping everything else (comments included):
     an existing `key = ...` line (or its commented default) is replaced, else one is added."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except FileNotFoundError:
         lines = default_file_text().splitlines()
     first_table = next((i for i, line in enumerate(lines) if line.strip().startswith("[")), len(lines))

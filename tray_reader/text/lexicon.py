@@ -79,7 +79,7 @@ class Lexicon:
     def load(cls, path: Path) -> Lexicon:
         """Read a lexicon file; a missing file is an empty lexicon."""
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as some editors write
         except FileNotFoundError:
             return cls.empty()
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
