@@ -317,3 +317,17 @@ def test_voice_use_changes_the_voice_settings_toml_sets_which_comes_first(tmp_pa
     settings.unlink()  # no settings file: none is written
     r = run(tmp_path, "voice", "use", "af_sky")
     assert r.stdout == "default voice: af_sky\n" and not settings.exists()
+
+
+def test_voice_rename_of_the_voice_settings_toml_sets_follows_it_there(tmp_path):
+    settings = tmp_path / "config" / "tray-reader" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    assert run(tmp_path, "voice", "mix", "warm", "af_sarah:0.6", "bf_emma:0.4").returncode == 0
+    assert run(tmp_path, "voice", "mix", "cool", "am_adam:1").returncode == 0
+    settings.write_text('voice = "warm"\n')
+    r = run(tmp_path, "voice", "rename", "cool", "cold")  # not the settings' voice: left alone
+    assert r.stdout == "renamed cool to cold\n" and settings.read_text() == 'voice = "warm"\n'
+    r = run(tmp_path, "voice", "rename", "warm", "warmer")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"renamed warm to warmer (set in {settings} too)\n"
+    assert settings.read_text() == 'voice = "warmer"\n'

@@ -146,28 +146,35 @@ def list_voices(library: VoiceLibrary, out: Out = print, err: Out = _err) -> Non
         err(f"warning: {problem}")
 
 
-def use(library: VoiceLibrary, name: str, out: Out = print) -> None:
-    library.use(name)
-    # A voice in settings.toml (the tray's Voice menu saves one there) comes first for the
-    # daemon and `say`: it is changed too, or this choice would not be heard.
+def _set_settings_voice(name: str, only_if: str | None = None) -> str:
+    """Put ``name`` for the voice settings.toml sets (where it sets one, and it is
+    ``only_if`` when that is given); a note saying so, or ''.
+
+    A voice in settings.toml (the tray's Voice menu saves one there) comes first for the
+    daemon and `say`: left as it was, the voice chosen here would not be heard."""
     path = config.settings_path()
     loaded = config.load(path, create=False)
-    if "voice" in loaded.given and loaded.settings.voice != name:
-        try:
-            config.save_values(path, voice=name)
-        except OSError as e:
-            raise VoiceError(
-                f"{path} sets voice = {loaded.settings.voice!r}, which comes first, and cannot be "
-                f"changed ({e.strerror or e}); set voice = {name!r} there."
-            ) from None
-        out(f"default voice: {name} (set in {path} too)")
-        return
-    out(f"default voice: {name}")
+    current = loaded.settings.voice
+    if "voice" not in loaded.given or current == name or only_if not in (None, current):
+        return ""
+    try:
+        config.save_values(path, voice=name)
+    except OSError as e:
+        raise VoiceError(
+            f"{path} sets voice = {current!r}, which comes first, and cannot be changed "
+            f"({e.strerror or e}); set voice = {name!r} there."
+        ) from None
+    return f" (set in {path} too)"
+
+
+def use(library: VoiceLibrary, name: str, out: Out = print) -> None:
+    library.use(name)
+    out(f"default voice: {name}{_set_settings_voice(name)}")
 
 
 def rename(library: VoiceLibrary, old: str, new: str, out: Out = print) -> None:
     library.rename(old, new)
-    out(f"renamed {old} to {new}")
+    out(f"renamed {old} to {new}{_set_settings_voice(new, only_if=old)}")
 
 
 def remove(library: VoiceLibrary, name: str, out: Out = print) -> None:
