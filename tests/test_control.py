@@ -113,6 +113,19 @@ def test_send_without_daemon_says_so(tmp_path):
         control.send(tmp_path / "none.sock", "status")
 
 
+def test_a_daemon_that_does_not_answer_is_said_to_and_what_to_do(tmp_path):
+    path = tmp_path / "stuck.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stuck:  # listens, never answers
+        stuck.bind(str(path))
+        stuck.listen(1)
+        with pytest.raises(ControlError) as info:
+            control.send(path, "status", timeout=0.2)
+    assert str(info.value) == (
+        f"tray-reader did not answer within 0.2 s (at {path}). Try again; if it still does not "
+        "answer, end its process and start it again with `tray-reader`."
+    )
+
+
 def test_stop_removes_the_socket(tmp_path):
     srv = control.ControlServer(tmp_path / "s.sock", lambda c, a: {})
     srv.start()

@@ -372,6 +372,11 @@ def send(
         raise ControlError("tray-reader is not running (start it with `tray-reader`).") from None
     except PermissionError as e:
         raise ControlError(f"cannot talk to tray-reader at {path}: it belongs to another user ({e})") from e
+    except TimeoutError:
+        raise ControlError(
+            f"tray-reader did not answer within {timeout:g} s (at {path}). Try again; if it still does "
+            "not answer, end its process and start it again with `tray-reader`."
+        ) from None
     except OSError as e:
         raise ControlError(f"cannot talk to tray-reader at {path}: {e}") from e
     try:
