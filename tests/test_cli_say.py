@@ -45,6 +45,14 @@ def test_binary_junk_and_control_characters_read_what_is_readable(tmp_path):
     assert rate == 24_000 and audio.size > rate // 2
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_stdin_in_unicode_with_a_byte_order_mark_is_read_as_text(encoding):
+    # Windows' "Unicode" text and PowerShell's pipes are UTF-16 with a byte order mark.
+    result = run("say", "--show-text", "-", stdin="Hello from Notepad.\r\nSecond line.".encode(encoding))
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().splitlines() == ["Hello from Notepad.", "Second line."]
+
+
 def test_a_megabyte_of_text_streams_chunks_without_waiting_for_the_whole(tmp_path):
     sentence = "This is a long text that keeps going, sentence after sentence. "
     big = tmp_path / "big.txt"

@@ -224,6 +224,15 @@ def test_a_long_text_streams_after_the_request(server):
     assert cmd == "read" and args == [text]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig", "utf-8"])
+def test_a_text_streamed_in_any_unicode_encoding_with_its_byte_order_mark_arrives_as_text(server, encoding):
+    data = "Café au lait, s'il vous plaît.".encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data  # PowerShell and Notepad write the mark; "utf-16" does too
+    assert control.send(server.path, "read", text=data)["ok"] is True
+    assert server.calls[-1] == ("read", ["Café au lait, s'il vous plaît."])
+
+
 def test_a_long_text_streams_from_a_file(server, tmp_path):
     path = tmp_path / "long.txt"
     path.write_bytes(("Ünïcode first. " + "x y z. " * 400_000).encode())

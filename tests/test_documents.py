@@ -302,6 +302,16 @@ def test_a_50_mb_html_file_is_refused_before_it_is_read(tmp_path):
     assert "50 MB" in message and "Split it" in message
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_unicode_text_files_with_a_byte_order_mark_are_read(tmp_path, encoding):
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes("Saved by Notepad as Unicode.\r\n\r\nCafé.".encode(encoding))
+    assert load_document(notes).text.split() == ["Saved", "by", "Notepad", "as", "Unicode.", "Café."]
+    page = tmp_path / "page.html"
+    page.write_bytes("<html><body><p>Hi there.</p></body></html>".encode(encoding))
+    assert load_document(page).text == "Hi there."
+
+
 def test_a_binary_file_named_txt(tmp_path):
     fake = tmp_path / "photo.txt"
     fake.write_bytes(bytes(range(256)) * 100)

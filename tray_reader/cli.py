@@ -52,8 +52,9 @@ _speed = _number_in("speed", 0.5, 2.0)
 
 def _read_text(args_text: Sequence[str]) -> str:
     if list(args_text) == ["-"]:
-        data = sys.stdin.buffer.read()
-        return data.decode("utf-8", errors="replace")
+        from tray_reader.documents import decode_text
+
+        return decode_text(sys.stdin.buffer.read())
     return " ".join(args_text)
 
 

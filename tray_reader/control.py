@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from tray_reader.commands import check
+from tray_reader.documents import decode_text
 from tray_reader.errors import ControlError
 
 MAX_LINE = 64 * 1024
@@ -239,7 +240,7 @@ class ControlServer:
             cmd, args = check_request(obj)
             if isinstance(obj, dict) and obj.get("text_follows"):
                 data = reader.rest(MAX_TEXT, self._reserve)
-                args = [*args, data.decode("utf-8", errors="replace")]
+                args = [*args, decode_text(data)]
                 cmd, args = check(cmd, args)
             client.last_heard = float("inf")  # being answered: never the one dropped
             reply = self._run(cmd, args)

@@ -7,6 +7,7 @@ blocks, which the front end reads with a paragraph's pause between them.
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 
@@ -72,8 +73,35 @@ def _check_kind(path: Path, suffix: str) -> None:
     raise DocumentError(f"{path}: {wrong}. Rename it to {path.with_suffix(actual).name} and read that.")
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16's: it begins with the same two bytes
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def decode_by_bom(data: bytes) -> str | None:
+    """Text that begins with a UTF-16 or UTF-32 byte order mark (Windows' "Unicode" text
+    files, PowerShell's output), decoded; None for other data."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return None
+
+
+def decode_text(data: bytes) -> str:
+    """Text given as bytes (stdin, a text sent to the daemon): UTF-8, or UTF-16 or UTF-32
+    with a byte order mark; what is not valid becomes U+FFFD."""
+    text = decode_by_bom(data)
+    return text if text is not None else data.decode("utf-8-sig", errors="replace")
+
+
 def _read_text(path: Path) -> str:
     data = _read_bytes(path, MAX_TEXT_BYTES)
+    text = decode_by_bom(data)
+    if text is not None:
+        return text
     head = data[:65536]
     if not _is_text(head):
         raise DocumentError(
