@@ -55,6 +55,23 @@ def test_from_without_a_document_is_refused_not_ignored(command, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["read", "-f", "notes.txt", "and", "more"], "give either text or --file, not both"),
+        (["read", "--queue", "-f", "notes.txt"], "a document is read now, not queued: leave out --queue"),
+        (["say", "-f", "notes.txt", "more"], "give either text or --file, not both"),
+        (["say", "--show-text", "--out", "x.wav", "Hi."], "--show-text prints the text and makes no audio"),
+    ],
+)
+def test_options_that_would_be_ignored_are_refused(argv, says, capsys):
+    from tray_reader import cli
+
+    assert cli.main(argv) == 2  # before the daemon is asked or the file read: neither exists
+    err = capsys.readouterr().err
+    assert err.startswith(f"tray-reader: {says}") and err.count("\n") == 1
+
+
 def test_a_truncated_pdf_gets_one_clear_message_and_no_library_noise(tmp_path):
     whole = write_pdf(tmp_path / "whole.pdf", [["Hello world."], ["Second page."]]).read_bytes()
     cut = tmp_path / "cut.pdf"

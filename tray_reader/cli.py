@@ -66,20 +66,23 @@ def _document_text(file: str, start: str | None) -> str:
     return text_from(load_document(Path(file)), start)
 
 
-def _no_start_without_file(args: argparse.Namespace) -> None:
-    if args.start is not None:
+def _one_source(args: argparse.Namespace) -> None:
+    """Text or a document (--file, and --from in it), not both."""
+    if args.file and args.text:
+        raise TrayReaderError("give either text or --file, not both")
+    if not args.file and args.start is not None:
         raise TrayReaderError(f"--from {args.start} needs a document to start in: give it with --file FILE")
 
 
 def cmd_say(args: argparse.Namespace) -> int:
     from tray_reader import speak
 
+    if args.show_text and args.out is not None:
+        raise TrayReaderError("--show-text prints the text and makes no audio: leave out --out")
+    _one_source(args)
     if args.file:
-        if args.text:
-            raise TrayReaderError("give either text or --file, not both")
         text = _document_text(args.file, args.start)
     else:
-        _no_start_without_file(args)
         text = _read_text(args.text) if args.text else SAMPLE_TEXT
     if args.show_text:
         for line in speak.show_text(text):
@@ -242,16 +245,18 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    _one_source(args)
     if args.file:
         import os
 
+        if args.queue:
+            raise TrayReaderError("a document is read now, not queued: leave out --queue")
         # The daemon reads the file (a book is larger than one request may be): say where.
         args.ctl_command, args.args = (
             "document",
             [os.path.abspath(args.file), *([args.start] if args.start else [])],
         )
         return cmd_ctl(args)
-    _no_start_without_file(args)
     if not args.text:
         raise TrayReaderError("give the text to read, '-' for stdin, or --file FILE")
     args.ctl_command = "queue" if args.queue else "read"
