@@ -249,11 +249,33 @@ def daemon() -> Iterator[Check]:
     yield Check("settings", str(config.settings_path()))
     for p in loaded.problems:
         yield Check("settings problem", p, "edit the file (or delete it to get fresh defaults)")
+    yield from lexicon()
     try:
         reply = control.send(control.socket_path(), "status", timeout=2)
         yield Check("daemon", f"running: state {reply.get('state')}, voice {reply.get('voice')}")
     except ControlError as e:
         yield Check("daemon", str(e))
+
+
+def lexicon() -> Iterator[Check]:
+    """The user's pronunciation lexicon, where there is one: a broken one is read past by the
+    daemon (with a warning) and stops `say`."""
+    from tray_reader.errors import ConfigError
+    from tray_reader.text.lexicon import Lexicon, default_path
+
+    path = default_path()
+    try:
+        words = len(Lexicon.load(path).entries)
+    except ConfigError as e:
+        yield Check(
+            "lexicon problem",
+            str(e),
+            "fix what it names (or move the file away); until then the daemon reads without it "
+            "and `tray-reader say` stops",
+        )
+        return
+    if path.exists():
+        yield Check("lexicon", f"{path}: {words} word(s)")
 
 
 def speech_dispatcher() -> Iterator[Check]:
