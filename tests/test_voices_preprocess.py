@@ -110,6 +110,15 @@ def test_silent():
         prepare(np.zeros(10 * RATE, np.float32), RATE)
 
 
+def test_a_file_cut_short_is_too_short_not_silent(tmp_path):
+    with pytest.raises(EnrollmentError, match=r"too short: it lasts 0\.0 s; at least 5 s of speech"):
+        prepare(np.zeros(RATE // 100, np.float32), RATE)  # what is left of a WAV cut after its header
+    empty = tmp_path / "memo.wav"
+    empty.write_bytes(b"")
+    with pytest.raises(EnrollmentError, match=r"memo.wav is empty. Check that the recording was saved"):
+        load_audio(empty)
+
+
 def test_too_short():
     x = np.concatenate([np.zeros(RATE // 2, np.float32), speechlike(3), np.zeros(RATE // 2, np.float32)])
     with pytest.raises(EnrollmentError, match="too short: [23]\\.\\d s of speech"):

@@ -88,6 +88,8 @@ def load_audio(path: Path) -> tuple[np.ndarray, int]:
         raise EnrollmentError(f"{path} is a folder; give a recording in it (WAV, FLAC, OGG, MP3, M4A…).")
     if not path.is_file():
         raise EnrollmentError(f"{path}: no such file.")
+    if path.stat().st_size == 0:
+        raise EnrollmentError(f"{path} is empty. Check that the recording was saved or copied completely.")
     try:
         data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (soundfile.LibsndfileError, RuntimeError, ValueError) as e:
@@ -215,6 +217,12 @@ def prepare(samples: np.ndarray, rate: int, from_start: bool = False) -> Recordi
     if not np.all(np.isfinite(x)):
         raise EnrollmentError("The recording holds invalid samples (NaN or infinity).")
     peak = float(np.max(np.abs(x))) if len(x) else 0.0
+    if peak < 1e-4 and source_seconds < MIN_SPEECH_SECONDS:  # a file cut short, more likely
+        raise EnrollmentError(
+            f"The recording is too short: it lasts {source_seconds:.1f} s; at least "
+            f"{MIN_SPEECH_SECONDS:.0f} s of speech are needed (about 30 s is best). If it should "
+            "be longer, check that it was saved or copied completely."
+        )
     if peak < 1e-4:
         raise EnrollmentError(
             "The recording is silent. Check that the right microphone is selected and unmuted."
