@@ -100,6 +100,33 @@ def test_the_daemon_reads_a_document_and_keeps_running_after_a_bad_one(rig, tmp_
     assert rig.pipeline.texts[-1] == "still reading"
 
 
+def test_a_document_is_sent_by_its_full_path_and_the_daemon_refuses_a_relative_one(
+    rig,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+):
+    from tray_reader import cli, control
+    from tray_reader.errors import ControlError
+
+    app = started(rig)
+    with pytest.raises(ControlError, match="give the document's full path, not 'n.md'"):
+        app.dispatch("document", ["n.md"])
+    runtime = tmp_path / "runtime"
+    (runtime / "tray-reader").mkdir(parents=True, mode=0o700)
+    runtime.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.chdir(tmp_path)
+    srv = control.ControlServer(control.socket_path(), app.dispatch)
+    srv.start()
+    (tmp_path / "n.md").write_text("# Title\n\nFrom here.\n")
+    try:
+        assert cli.main(["ctl", "document", "n.md"]) == 0  # from this folder, not the daemon's
+    finally:
+        srv.stop()
+    _wait(lambda: rig.pipeline.texts)
+    assert rig.pipeline.texts[-1] == "Title\n\nFrom here."
+
+
 def test_the_tray_s_open_document_reads_the_file_chosen(rig, tmp_path):  # noqa: F811
     import threading
 

@@ -229,6 +229,10 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 
     cmd = args.ctl_command
     rest = list(args.args)
+    if cmd == "document" and rest:
+        import os
+
+        rest[0] = os.path.abspath(rest[0])  # the daemon's working folder is not this one
     text: str | BinaryIO | None = None
     if cmd in ("read", "queue") and rest:
         # Streamed after the request, in pieces: a text of any length, stdin included.

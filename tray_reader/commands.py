@@ -7,6 +7,7 @@ too). Every action's reply is the daemon's status.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -52,12 +53,18 @@ def _text(args: list[str]) -> str | None:
     return args[0] if args else None
 
 
+def _document(c: Controls, args: list[str]) -> None:
+    if not os.path.isabs(args[0]):
+        raise ControlError(
+            f"give the document's full path, not {args[0]!r}: the daemon's working folder is not yours"
+        )
+    c.read_document(args[0], args[1] if len(args) > 1 else None)
+
+
 COMMANDS: dict[str, Command] = {
     "read": Command(0, 1, lambda c, a: c.read(_text(a)), "read the selection (or the text given) now"),
     "queue": Command(0, 1, lambda c, a: c.queue(_text(a)), "read it after what is queued"),
-    "document": Command(
-        1, 2, lambda c, a: c.read_document(a[0], a[1] if len(a) > 1 else None), "read a document file now"
-    ),
+    "document": Command(1, 2, _document, "read a document file now (its full path)"),
     "pause": Command(0, 0, lambda c, a: c.pause(), "pause"),
     "resume": Command(0, 0, lambda c, a: c.resume(), "resume where it paused"),
     "toggle": Command(0, 0, lambda c, a: c.toggle(), "pause or resume"),
