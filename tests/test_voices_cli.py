@@ -295,6 +295,16 @@ def test_importing_a_voice_whose_name_is_taken_says_how_to_keep_both(tmp_path):
     again = run(tmp_path, "voice", "import", str(exported))
     assert again.returncode == 2 and "already exists" in again.stderr and "--name NEW_NAME" in again.stderr
     assert run(tmp_path, "voice", "import", str(exported), "--name", "warm2").returncode == 0
+    meta = json.loads(np.load(exported)["meta"].tobytes())
+    renamed = tmp_path / "renamed.npz"
+    np.savez(
+        renamed,
+        pack=np.load(exported)["pack"],
+        meta=np.frombuffer(json.dumps({**meta, "name": "a/b"}).encode(), np.uint8),
+    )
+    bad_name = run(tmp_path, "voice", "import", str(renamed))
+    assert "Invalid voice name 'a/b'" in bad_name.stderr and "--name NEW_NAME" in bad_name.stderr
+    assert run(tmp_path, "voice", "import", str(renamed), "--name", "fine").returncode == 0
     to_folder = run(tmp_path, "voice", "export", "warm", str(tmp_path))
     assert to_folder.returncode == 2 and "Traceback" not in to_folder.stderr
     assert "is a folder" in to_folder.stderr

@@ -191,7 +191,8 @@ def import_voice(library: VoiceLibrary, path: Path, name: str | None, out: Out =
     try:
         info = library.import_file(path, name)
     except VoiceError as e:
-        if name is None and ("already exists" in str(e) or "stock voice" in str(e)):
+        taken_or_invalid = ("already exists", "stock voice", "Invalid voice name")
+        if name is None and any(why in str(e) for why in taken_or_invalid):
             raise VoiceError(f"{e} Or import it under another name: --name NEW_NAME.") from None
         raise
     out(f"imported {info.name} ({info.kind})")
