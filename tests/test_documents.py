@@ -375,3 +375,84 @@ def test_text_that_mentions_a_pdf_header_is_still_text(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("A PDF file begins with %PDF-1.7 and a binary comment.")
     assert "PDF" in load_document(notes).text
+
+
+def test_page_furniture_hidden_text_and_ruby_guides_are_not_read(tmp_path):
+    page = tmp_path / "article.html"
+    page.write_text(
+        '<html><body><a class="skip" href="#main">Skip to content</a>'
+        '<div role="navigation"><a href="/">Home</a> <a href="/blog">Blog</a></div>'
+        '<form role="search"><input name="q"><button>Search</button></form>'
+        '<main id="main"><h1>Kanji</h1><p>The word <ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字'
+        "<rt>ji</rt></ruby> is read once.</p>"
+        '<div hidden><div>Menu</div> still hidden</div><p aria-hidden="true">★★★</p>'
+        '<p style="display: none">Loading…</p><p>Next, <a href="#top">back to the top</a>.</p>'
+        '<button type="button">Share</button></main>'
+        '<div role="contentinfo">© 2024 The Site</div></body></html>'
+    )
+    assert load_document(page).chapters[0].blocks == (
+        "Kanji",
+        "The word 漢字 is read once.",
+        "Next, back to the top.",  # an in-page link that is not a skip link is read
+    )
+
+
+def test_table_cells_are_read_apart_and_bracketed_references_are_not_read(tmp_path):
+    page = tmp_path / "table.html"
+    page.write_text(
+        "<table><tr><th>Name</th><th>Age</th></tr>\n<tr>\n<td>Ann</td>\n<td>30</td>\n</tr>"
+        "<tr><td>Done.</td><td>Yes</td></tr></table>"
+        "<table><tr><td><p>A layout cell.</p></td><td><p>Another.</p></td></tr></table>"
+        "<p>As shown<sup>[12]</sup> before, x<sup>2</sup> grows.</p>"
+    )
+    assert load_document(page).chapters[0].blocks == (
+        "Name, Age",
+        "Ann, 30",
+        "Done. Yes",
+        "A layout cell.",
+        "Another.",
+        "As shown before, x2 grows.",
+    )
+
+
+def test_markdown_front_matter_is_not_read_and_tables_are(tmp_path):
+    md = tmp_path / "post.md"
+    md.write_text(
+        "---\ntitle: A post\ntags: [one, two]\n---\n\n# A post\n\n| Fruit | Count |\n|---|---|\n"
+        "| apple | 3 |\n\nSome ~~old~~ text.\n"
+    )
+    assert load_document(md).chapters[0].blocks == ("A post", "Fruit, Count", "apple, 3", "Some old text.")
+    toml = tmp_path / "page.md"
+    toml.write_text("+++\ntitle = 'Page'\n+++\nBody.\n")
+    assert load_document(toml).chapters[0].blocks == ("Body.",)
+    # A rule at the top is not front matter: what follows it is read.
+    ruled = tmp_path / "ruled.md"
+    ruled.write_text("---\n\nNote: this comes first.\n\n---\n\nMore.\n")
+    assert load_document(ruled).chapters[0].blocks == ("Note: this comes first.", "More.")
+
+
+def test_an_epubs_table_of_contents_is_not_read(tmp_path):
+    book = write_epub(
+        tmp_path / "book.epub",
+        "With Contents",
+        [
+            ("nav.xhtml", '<h1>Contents</h1><nav epub:type="toc"><ol><li>One</li></ol></nav>'),
+            ("toc.xhtml", "<h1>Table of Contents</h1><p>One</p><p>Two</p>"),
+            ("one.xhtml", "<h1>One</h1><p>First text.</p>"),
+            ("two.xhtml", "<h1>Two</h1><p>Second text.</p>"),
+        ],
+    )
+    with zipfile.ZipFile(book) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    opf = files["OEBPS/content.opf"].decode()
+    opf = opf.replace('href="text/nav.xhtml"', 'href="text/nav.xhtml" properties="nav"')
+    opf = opf.replace(
+        "</spine>", '</spine><guide><reference type="toc" href="text/toc.xhtml#start"/></guide>'
+    )
+    files["OEBPS/content.opf"] = opf.encode()
+    with zipfile.ZipFile(book, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    doc = load_document(book)
+    assert [c.title for c in doc.chapters] == ["One", "Two"]
+    assert doc.chapters[1].blocks == ("Two", "Second text.")

@@ -139,6 +139,18 @@ def _plain(path: Path, text: str) -> tuple[Chapter, ...]:
     return (Chapter(path.stem, tuple(b for b in blocks if b)),)
 
 
+_FRONT_MATTER = re.compile(
+    r"\A\ufeff?(?:---[ \t]*\n(?:[ \t]*#.*\n)*[\w-]+[ \t]*:.*\n(?:.*\n)*?(?:---|\.\.\.)"
+    r"|\+\+\+[ \t]*\n(?:[ \t]*#.*\n)*[\w-]+[ \t]*=.*\n(?:.*\n)*?\+\+\+)[ \t]*(?:\n|\Z)"
+)
+
+
+def _without_front_matter(markdown: str) -> str:
+    """Markdown without the YAML (``---``) or TOML (``+++``) metadata block a static site
+    generator or a notes app puts at its top (it is not part of the text)."""
+    return _FRONT_MATTER.sub("", markdown.replace("\r\n", "\n"), count=1)
+
+
 def load_document(path: Path) -> Document:
     """The readable text of the file at ``path`` (raises DocumentError)."""
     path = Path(path)
@@ -165,7 +177,8 @@ def load_document(path: Path) -> Document:
 
         from tray_reader.documents.html import html_blocks
 
-        _, blocks = html_blocks(MarkdownIt("commonmark").render(_read_text(path)))
+        markdown = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        _, blocks = html_blocks(markdown.render(_without_front_matter(_read_text(path))))
         chapters = chapters_by_heading(blocks, path.stem)
     elif suffix in (".html", ".htm", ".xhtml"):
         from tray_reader.documents.html import html_blocks

@@ -1,5 +1,6 @@
 """EPUB chapters in spine order: the standard library's zipfile and XML parser, and the
-HTML reader for each chapter (no EPUB library: the common one is AGPL)."""
+HTML reader for each chapter (no EPUB library: the common one is AGPL). The table of
+contents is not read: the chapters follow."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def _xml(data: bytes, name: str, path: Path) -> ElementTree.Element:
         raise DocumentError(f"{path} is a broken EPUB: {name} is not valid XML ({e}).") from None
 
 
+def _href(base: str, href: str) -> str:
+    """The member a package file's link names: relative to the package, without a fragment."""
+    return posixpath.normpath(posixpath.join(base, href.split("#", 1)[0]))
+
+
 def read_epub(path: Path) -> tuple[str, list[Chapter]]:
     """(the book's title, its chapters in spine order, empty ones left out)."""
     try:
@@ -53,12 +59,23 @@ def read_epub(path: Path) -> tuple[str, list[Chapter]]:
             manifest = {
                 item.get("id"): item for item in opf.iterfind(f"{_OPF}manifest/{_OPF}item") if item.get("id")
             }
+            contents = {  # the table of contents: EPUB 3's navigation document, EPUB 2's guide
+                _href(base, item.get("href", ""))
+                for item in manifest.values()
+                if "nav" in (item.get("properties") or "").split()
+            } | {
+                _href(base, ref.get("href", ""))
+                for ref in opf.iterfind(f"{_OPF}guide/{_OPF}reference")
+                if (ref.get("type") or "").lower() == "toc"
+            }
             chapters = []
             for n, ref in enumerate(opf.iterfind(f"{_OPF}spine/{_OPF}itemref"), start=1):
                 item = manifest.get(ref.get("idref"))
                 if item is None or item.get("media-type") not in _HTML_TYPES:
                     continue
-                href = posixpath.normpath(posixpath.join(base, item.get("href", "")))
+                href = _href(base, item.get("href", ""))
+                if href in contents:  # a list of the chapters' titles, not read as prose
+                    continue
                 data = _member(book, href, path)
                 page_title, blocks = html_blocks(data.decode("utf-8", errors="replace"))
                 if not blocks:

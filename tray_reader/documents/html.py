@@ -1,10 +1,12 @@
 """HTML to blocks with the standard library's parser (also used for Markdown and EPUB).
 
 Block elements (paragraphs, headings, list items, table rows, line breaks) end a block;
-what is never read aloud (scripts, styles, the head, navigation) is skipped, and so are
+what is never read aloud (scripts, styles, the head, navigation, buttons, ruby's
+pronunciation guide, what the page hides, a "Skip to content" link) is skipped, and so are
 note references: an element marked as one (EPUB's ``epub:type="noteref"``, ARIA's
-``doc-noteref``), and a superscript number that is a link or follows punctuation
-("clear.<sup>1</sup>"; "mc<sup>2</sup>" is read).
+``doc-noteref``), a bracketed superscript number ("[1]"), and a superscript number that is
+a link or follows punctuation ("clear.<sup>1</sup>"; "mc<sup>2</sup>" is read). A table's
+cells are read with a comma between them.
 """
 
 from __future__ import annotations
@@ -47,13 +49,34 @@ _BLOCKS = frozenset(
     ]
 )
 _SKIPPED = frozenset(
-    ["script", "style", "head", "noscript", "template", "svg", "math", "nav", "iframe", "object"]
+    [
+        "script",
+        "style",
+        "head",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "nav",
+        "iframe",
+        "object",
+        "rt",  # ruby's pronunciation guide: the base text is read
+        "rp",
+        "button",
+        "select",
+    ]
 )
+_CELLS = frozenset(["td", "th"])
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_ROLES_SKIPPED = frozenset(["navigation", "search", "contentinfo"])
+_SKIP_LINK = re.compile(r"(?i)(skip|jump) (to|over) (the )?(main |page )?(content|navigation|menu|main)\.?")
+_CELL_END = re.compile(r"[.,;:!?]\s*$")
 _VOID = frozenset(
     ["br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"]
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _NOTE_MARK = re.compile(r"[\d*\u2020\u2021\u00a7\u00b6]{1,4}|[a-z]|\[\d{1,4}\]")
+_BRACKETED_MARK = re.compile(r"\[\d{1,4}\]")  # "[1]": never an exponent
 _AFTER_PUNCTUATION = re.compile(r"[.,;:!?\"'\u201d\u2019)\]]\s*$")
 _SPACE = re.compile(r"\s+")
 
@@ -71,6 +94,7 @@ class _BlockParser(HTMLParser):
         self._links = 0
         self._sup: list[tuple[int, bool]] = []  # where each open <sup> began, inside a link
         self._pre = 0  # <pre> elements open
+        self._in_page_link: int | None = None  # where a link to "#..." began
 
     def _end_block(self) -> None:
         raw = "".join(self._parts)
@@ -84,12 +108,16 @@ class _BlockParser(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if self._note or "noteref" in (found.get("epub:type") or "") or found.get("role") == "doc-noteref":
+        if self._note or _not_read(found):
+            if not self._note and tag in _BLOCKS:
+                self._end_block()
             if tag not in _VOID:
                 self._note.append(tag)
             return
         if tag == "a" and found.get("href"):
             self._links += 1
+            if (found.get("href") or "").startswith("#"):
+                self._in_page_link = len(self._parts)
         elif tag == "sup":
             self._sup.append((len(self._parts), self._links > 0))
         if tag == "title":
@@ -100,6 +128,13 @@ class _BlockParser(HTMLParser):
             return
         if tag in _BLOCKS:
             self._end_block()
+        elif tag in _CELLS:
+            row = "".join(self._parts).strip()
+            if row:  # the cells of a row are read as a list, not run together
+                while not self._parts[-1].strip():
+                    self._parts.pop()
+                self._parts[-1] = self._parts[-1].rstrip()
+                self._parts.append(" " if _CELL_END.search(row) else ", ")
         if tag == "pre":
             self._pre += 1
         if tag in _HEADINGS:
@@ -117,16 +152,22 @@ class _BlockParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self._note:
-            if tag in self._note:
-                del self._note[self._note.index(tag) :]
+            if tag in self._note:  # the innermost one of its name closes
+                del self._note[len(self._note) - 1 - self._note[::-1].index(tag) :]
             return
         if tag == "a":
             self._links = max(0, self._links - 1)
+            if self._in_page_link is not None:
+                if _SKIP_LINK.fullmatch("".join(self._parts[self._in_page_link :]).strip()):
+                    del self._parts[self._in_page_link :]  # "Skip to content": for the keyboard
+                self._in_page_link = None
         elif tag == "sup" and self._sup:
             start, linked = self._sup.pop()
             mark = "".join(self._parts[start:]).strip()
             before = "".join(self._parts[:start])
-            if _NOTE_MARK.fullmatch(mark) and (linked or _AFTER_PUNCTUATION.search(before)):
+            if _BRACKETED_MARK.fullmatch(mark) or (
+                _NOTE_MARK.fullmatch(mark) and (linked or _AFTER_PUNCTUATION.search(before))
+            ):
                 del self._parts[start:]  # a note's number, not an exponent
         if tag == "title":
             self._in_title = False
@@ -149,6 +190,21 @@ class _BlockParser(HTMLParser):
     def close(self) -> None:
         super().close()
         self._end_block()
+
+
+def _not_read(attrs: dict[str, str | None]) -> bool:
+    """Whether an element with these attributes is left out with all it holds: a note
+    reference, what the page hides (``hidden``, ``aria-hidden``, ``display: none``) and the
+    site's navigation, search box and footer by their ARIA roles."""
+    role = (attrs.get("role") or "").strip().lower()
+    return (
+        "noteref" in (attrs.get("epub:type") or "")
+        or role == "doc-noteref"
+        or role in _ROLES_SKIPPED
+        or ("hidden" in attrs and attrs["hidden"] != "until-found")  # that one is found by search
+        or (attrs.get("aria-hidden") or "").strip().lower() == "true"
+        or bool(_HIDDEN_STYLE.search(attrs.get("style") or ""))
+    )
 
 
 def html_blocks(markup: str) -> tuple[str, list[tuple[int, str]]]:
