@@ -456,3 +456,28 @@ def test_an_epubs_table_of_contents_is_not_read(tmp_path):
     doc = load_document(book)
     assert [c.title for c in doc.chapters] == ["One", "Two"]
     assert doc.chapters[1].blocks == ("Two", "Second text.")
+
+
+def test_pdf_running_heads_that_alternate_between_book_and_chapter_are_dropped(tmp_path):
+    # Left-hand pages carry the book's title, right-hand ones the chapter's: each is on fewer
+    # than half of the pages. A short line that recurs far apart, or with another number on
+    # each page, is kept.
+    pages = []
+    for i in range(1, 12):
+        head = "The Quiet Book" if i % 2 == 0 else ("Chapter One" if i < 7 else "Chapter Two")
+        pages.append(
+            [
+                head,
+                f"Step {i} of the recipe"
+                if i > 8
+                else f"Page {i} is about the {WORDS[i % 4]} and this line runs on,",
+                f"as lines do, and it ends here on page {i} with more words than a short line.",
+                "Yes." if i in (2, 9) else f"A short line {i}.",
+                str(i),
+            ]
+        )
+    doc = load_document(write_pdf(tmp_path / "book.pdf", pages))
+    assert "Quiet Book" not in doc.text and "Chapter" not in doc.text
+    assert doc.text.count("Yes.") == 2
+    assert [f"Step {i} of" in doc.text for i in (9, 10, 11)] == [True, True, True]
+    assert doc.chapters[0].blocks[0].startswith("Page 1 is about the river")

@@ -1,8 +1,8 @@
 """PDF text with pypdf, cleaned for listening.
 
 A page's text layer comes as lines. What a reader skips is dropped: page numbers and
-running heads and feet (a line at a page's top or bottom that recurs on many pages, its
-digits ignored). Words hyphenated at a line end are joined again, lines are joined into
+running heads and feet (a line at a page's top or bottom that recurs on many pages, or on
+3 pages in a row or every other page, its digits ignored). Words hyphenated at a line end are joined again, lines are joined into
 paragraphs (a short line ending a sentence, or a blank line, ends one; a short numbered
 heading is one of its own). A table of contents' entry is one of its own too, read without
 its leader dots and page number ("1.2 Installation ..... 14": "1.2 Installation").
@@ -15,6 +15,7 @@ Introduction") or a decimal ("two point one").
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections import Counter
@@ -62,15 +63,30 @@ def _edge_key(line: str) -> str:
     return re.sub(r"\d+", "#", line.strip().lower())
 
 
+def _in_a_run(pages: list[int]) -> bool:
+    """Whether an edge line is on 3 pages in a row or every other page (a book's running
+    heads alternate: its title on the left-hand pages, the chapter's on the right-hand ones,
+    each on under half of the pages)."""
+    run = 1
+    for before, page in itertools.pairwise(pages):
+        run = run + 1 if page - before <= 2 else 1
+        if run >= 3:
+            return True
+    return False
+
+
 def _drop_edges(pages: list[list[str]]) -> list[list[str]]:
     """Pages without their page numbers and running heads and feet."""
     counts: Counter[str] = Counter()
     numbers: dict[str, set[str]] = {}
-    for lines in pages:
+    seen: dict[str, list[int]] = {}  # the pages each edge line is on, digits and all
+    for page, lines in enumerate(pages):
         edges = {x.strip() for x in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if x.strip()}
         counts.update({_edge_key(x) for x in edges})
         for x in edges:
             numbers.setdefault(_edge_key(x), set()).add("".join(re.findall(r"\d+", x)))
+        for x in edges:
+            seen.setdefault(x, []).append(page)
     need = max(3, int(len(pages) * RECURRING_SHARE + 0.999))
     recurring = {
         k
@@ -78,6 +94,9 @@ def _drop_edges(pages: list[list[str]]) -> list[list[str]]:
         if len(k) <= MAX_HEAD_CHARS
         and (n >= need or (n >= 2 and _NUMBERED_EDGE.search(k) and len(numbers[k]) == n))
     }
+    # The same words and number on nearby pages ("Exercise 3" on one page and "Exercise 4" on
+    # the next are not a running head).
+    repeated = {x for x, on in seen.items() if len(x) <= MAX_HEAD_CHARS and _in_a_run(on)}
     out = []
     for lines in pages:
         kept = list(lines)
@@ -87,7 +106,7 @@ def _drop_edges(pages: list[list[str]]) -> list[list[str]]:
         ):
             for i in edge:
                 line = kept[i]
-                if _PAGE_NUMBER.match(line) or _edge_key(line) in recurring:
+                if _PAGE_NUMBER.match(line) or _edge_key(line) in recurring or line.strip() in repeated:
                     kept[i] = ""
         out.append(kept)
     return out
