@@ -481,3 +481,19 @@ def test_pdf_running_heads_that_alternate_between_book_and_chapter_are_dropped(t
     assert doc.text.count("Yes.") == 2
     assert [f"Step {i} of" in doc.text for i in (9, 10, 11)] == [True, True, True]
     assert doc.chapters[0].blocks[0].startswith("Page 1 is about the river")
+
+
+def test_an_epub_chapter_in_the_encoding_its_xml_declaration_names_is_read(tmp_path):
+    book = write_epub(tmp_path / "old.epub", "Old", [("a.xhtml", "<p>x</p>"), ("b.xhtml", "<p>y</p>")])
+    with zipfile.ZipFile(book) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    page = (
+        '<?xml version="1.0" encoding="{}"?><html><body><h1>Café</h1><p>Très bien, naïve.</p></body></html>'
+    )
+    files["OEBPS/text/a.xhtml"] = page.format("iso-8859-1").encode("latin-1")
+    files["OEBPS/text/b.xhtml"] = page.format("iso-8859-1").encode("utf-8")  # mislabelled: UTF-8 wins
+    with zipfile.ZipFile(book, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    chapters = load_document(book).chapters
+    assert [c.blocks for c in chapters] == [("Café", "Très bien, naïve.")] * 2

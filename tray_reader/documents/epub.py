@@ -5,10 +5,12 @@ contents is not read: the chapters follow."""
 from __future__ import annotations
 
 import posixpath
+import re
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
+from tray_reader.documents import decode_by_bom
 from tray_reader.documents.html import html_blocks
 from tray_reader.documents.types import Chapter
 from tray_reader.errors import DocumentError
@@ -20,6 +22,7 @@ _CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
 _OPF = "{http://www.idpf.org/2007/opf}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
 _HTML_TYPES = ("application/xhtml+xml", "text/html")
+_DECLARED_ENCODING = re.compile(rb"\s*<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z0-9._-]{1,40})[\"']")
 
 
 def _member(book: zipfile.ZipFile, name: str, path: Path) -> bytes:
@@ -37,6 +40,25 @@ def _xml(data: bytes, name: str, path: Path) -> ElementTree.Element:
         return ElementTree.fromstring(data)
     except ElementTree.ParseError as e:
         raise DocumentError(f"{path} is a broken EPUB: {name} is not valid XML ({e}).") from None
+
+
+def _decode(data: bytes) -> str:
+    """A chapter's text: UTF-8 (or UTF-16 with a byte order mark), else in the encoding its
+    XML declaration names (older books' ``encoding="iso-8859-1"``)."""
+    text = decode_by_bom(data)
+    if text is not None:
+        return text
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    declared = _DECLARED_ENCODING.match(data)
+    if declared:
+        try:
+            return data.decode(declared.group(1).decode("ascii"), errors="replace")
+        except LookupError:
+            pass
+    return data.decode("utf-8", errors="replace")
 
 
 def _href(base: str, href: str) -> str:
@@ -77,7 +99,7 @@ def read_epub(path: Path) -> tuple[str, list[Chapter]]:
                 if href in contents:  # a list of the chapters' titles, not read as prose
                     continue
                 data = _member(book, href, path)
-                page_title, blocks = html_blocks(data.decode("utf-8", errors="replace"))
+                page_title, blocks = html_blocks(_decode(data))
                 if not blocks:
                     continue
                 heading = next((text for level, text in blocks if level), None)
