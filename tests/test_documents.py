@@ -442,17 +442,14 @@ def test_an_epubs_table_of_contents_is_not_read(tmp_path):
             ("two.xhtml", "<h1>Two</h1><p>Second text.</p>"),
         ],
     )
-    with zipfile.ZipFile(book) as z:
-        files = {name: z.read(name) for name in z.namelist()}
+    files = _members(book)
     opf = files["OEBPS/content.opf"].decode()
     opf = opf.replace('href="text/nav.xhtml"', 'href="text/nav.xhtml" properties="nav"')
     opf = opf.replace(
         "</spine>", '</spine><guide><reference type="toc" href="text/toc.xhtml#start"/></guide>'
     )
     files["OEBPS/content.opf"] = opf.encode()
-    with zipfile.ZipFile(book, "w") as z:
-        for name, data in files.items():
-            z.writestr(name, data)
+    _rezip(book, files)
     doc = load_document(book)
     assert [c.title for c in doc.chapters] == ["One", "Two"]
     assert doc.chapters[1].blocks == ("Two", "Second text.")
@@ -485,15 +482,32 @@ def test_pdf_running_heads_that_alternate_between_book_and_chapter_are_dropped(t
 
 def test_an_epub_chapter_in_the_encoding_its_xml_declaration_names_is_read(tmp_path):
     book = write_epub(tmp_path / "old.epub", "Old", [("a.xhtml", "<p>x</p>"), ("b.xhtml", "<p>y</p>")])
-    with zipfile.ZipFile(book) as z:
-        files = {name: z.read(name) for name in z.namelist()}
+    files = _members(book)
     page = (
         '<?xml version="1.0" encoding="{}"?><html><body><h1>Café</h1><p>Très bien, naïve.</p></body></html>'
     )
     files["OEBPS/text/a.xhtml"] = page.format("iso-8859-1").encode("latin-1")
     files["OEBPS/text/b.xhtml"] = page.format("iso-8859-1").encode("utf-8")  # mislabelled: UTF-8 wins
+    _rezip(book, files)
+    chapters = load_document(book).chapters
+    assert [c.blocks for c in chapters] == [("Café", "Très bien, naïve.")] * 2
+
+
+def test_an_epub_whose_package_escapes_a_chapters_file_name_is_read(tmp_path):
+    book = write_epub(tmp_path / "spaced.epub", "Spaced", [("Chapter 1.xhtml", "<h1>One</h1><p>Text.</p>")])
+    files = _members(book)
+    opf = files["OEBPS/content.opf"].decode()
+    files["OEBPS/content.opf"] = opf.replace("Chapter 1.xhtml", "Chapter%201.xhtml").encode()
+    _rezip(book, files)
+    assert load_document(book).chapters[0].blocks == ("One", "Text.")
+
+
+def _members(book: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(book) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def _rezip(book: Path, files: dict[str, bytes]) -> None:
     with zipfile.ZipFile(book, "w") as z:
         for name, data in files.items():
             z.writestr(name, data)
-    chapters = load_document(book).chapters
-    assert [c.blocks for c in chapters] == [("Café", "Très bien, naïve.")] * 2

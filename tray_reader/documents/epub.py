@@ -8,6 +8,7 @@ import posixpath
 import re
 import zipfile
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from tray_reader.documents import decode_by_bom
@@ -82,21 +83,24 @@ def read_epub(path: Path) -> tuple[str, list[Chapter]]:
                 item.get("id"): item for item in opf.iterfind(f"{_OPF}manifest/{_OPF}item") if item.get("id")
             }
             contents = {  # the table of contents: EPUB 3's navigation document, EPUB 2's guide
-                _href(base, item.get("href", ""))
+                unquote(_href(base, item.get("href", "")))
                 for item in manifest.values()
                 if "nav" in (item.get("properties") or "").split()
             } | {
-                _href(base, ref.get("href", ""))
+                unquote(_href(base, ref.get("href", "")))
                 for ref in opf.iterfind(f"{_OPF}guide/{_OPF}reference")
                 if (ref.get("type") or "").lower() == "toc"
             }
+            names = set(book.namelist())
             chapters = []
             for n, ref in enumerate(opf.iterfind(f"{_OPF}spine/{_OPF}itemref"), start=1):
                 item = manifest.get(ref.get("idref"))
                 if item is None or item.get("media-type") not in _HTML_TYPES:
                     continue
                 href = _href(base, item.get("href", ""))
-                if href in contents:  # a list of the chapters' titles, not read as prose
+                if href not in names and unquote(href) in names:  # "Chapter%201.xhtml"
+                    href = unquote(href)
+                if unquote(href) in contents:  # a list of the chapters' titles, not read as prose
                     continue
                 data = _member(book, href, path)
                 page_title, blocks = html_blocks(_decode(data))
