@@ -511,3 +511,22 @@ def _rezip(book: Path, files: dict[str, bytes]) -> None:
     with zipfile.ZipFile(book, "w") as z:
         for name, data in files.items():
             z.writestr(name, data)
+
+
+def test_a_project_gutenberg_text_is_read_without_its_header_and_licence(tmp_path):
+    book = tmp_path / "pg1342.txt"
+    book.write_text(
+        "The Project Gutenberg eBook of Pride and Prejudice\n\nThis ebook is for the use of anyone "
+        "anywhere.\n\nRelease date: June, 1998\n\n*** START OF THE PROJECT GUTENBERG EBOOK PRIDE AND "
+        "PREJUDICE ***\n\nChapter 1\n\nIt is a truth universally acknowledged.\n\n"
+        "*** END OF THE PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\n\nSection 1. General Terms of "
+        "Use and Redistributing Project Gutenberg electronic works\n"
+    )
+    assert load_document(book).chapters[0].blocks == ("Chapter 1", "It is a truth universally acknowledged.")
+    # Only the markers' lines mark it: a text that names them in a sentence is read whole.
+    essay = tmp_path / "essay.txt"
+    essay.write_text("Books begin with *** START OF THE PROJECT GUTENBERG EBOOK *** lines.\n\nThe end.\n")
+    assert load_document(essay).chapters[0].blocks == (
+        "Books begin with *** START OF THE PROJECT GUTENBERG EBOOK *** lines.",
+        "The end.",
+    )

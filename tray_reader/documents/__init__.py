@@ -129,6 +129,19 @@ def _read_bytes(path: Path, limit: int) -> bytes:
         raise DocumentError(f"cannot read {path}: {e.strerror or e}") from None
 
 
+_GUTENBERG_START = re.compile(r"^\*{3} *START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$", re.I | re.M)
+_GUTENBERG_END = re.compile(r"^\*{3} *END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$", re.I | re.M)
+
+
+def _gutenberg_book(text: str) -> str:
+    """A Project Gutenberg text without the header before its "*** START OF THE PROJECT
+    GUTENBERG EBOOK ... ***" line and the licence after its "*** END OF ..." one; other text
+    as it is."""
+    start = _GUTENBERG_START.search(text)
+    end = _GUTENBERG_END.search(text, start.end()) if start else None
+    return text[start.end() : end.start()] if start and end else text
+
+
 def _plain(path: Path, text: str) -> tuple[Chapter, ...]:
     """Blocks between blank lines; their lines are kept (the sentence splitter tells a
     wrapped line from a list item, a field or a short line of its own)."""
@@ -171,7 +184,7 @@ def load_document(path: Path) -> Document:
     _check_kind(path, suffix)
     title = ""
     if suffix in (".txt", ".text"):
-        chapters = _plain(path, _read_text(path))
+        chapters = _plain(path, _gutenberg_book(_read_text(path)))
     elif suffix in (".md", ".markdown"):
         from markdown_it import MarkdownIt
 
