@@ -388,12 +388,16 @@ def test_page_furniture_hidden_text_and_ruby_guides_are_not_read(tmp_path):
         '<div hidden><div>Menu</div> still hidden</div><p aria-hidden="true">★★★</p>'
         '<p style="display: none">Loading…</p><p>Next, <a href="#top">back to the top</a>.</p>'
         '<button type="button">Share</button></main>'
-        '<div role="contentinfo">© 2024 The Site</div></body></html>'
+        "<article><p>An article.</p><footer>Posted by Ann.</footer></article>"
+        '<div role="contentinfo">© 2024 The Site</div><footer><a href="/about">About us</a></footer>'
+        "</body></html>"
     )
     assert load_document(page).chapters[0].blocks == (
         "Kanji",
         "The word 漢字 is read once.",
         "Next, back to the top.",  # an in-page link that is not a skip link is read
+        "An article.",
+        "Posted by Ann.",  # an article's footer is read, the page's is not
     )
 
 

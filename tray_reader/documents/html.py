@@ -2,7 +2,8 @@
 
 Block elements (paragraphs, headings, list items, table rows, line breaks) end a block;
 what is never read aloud (scripts, styles, the head, navigation, buttons, ruby's
-pronunciation guide, what the page hides, a "Skip to content" link) is skipped, and so are
+pronunciation guide, what the page hides, a "Skip to content" link, the page's footer) is
+skipped, and so are
 note references: an element marked as one (EPUB's ``epub:type="noteref"``, ARIA's
 ``doc-noteref``), a bracketed superscript number ("[1]"), and a superscript number that is
 a link or follows punctuation ("clear.<sup>1</sup>"; "mc<sup>2</sup>" is read). A table's
@@ -67,6 +68,8 @@ _SKIPPED = frozenset(
     ]
 )
 _CELLS = frozenset(["td", "th"])
+_SECTIONING = frozenset(["article", "section", "main", "aside", "nav"])
+"""A <footer> outside these is the page's (copyright, links), which is not read."""
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _ROLES_SKIPPED = frozenset(["navigation", "search", "contentinfo"])
 _SKIP_LINK = re.compile(r"(?i)(skip|jump) (to|over) (the )?(main |page )?(content|navigation|menu|main)\.?")
@@ -95,6 +98,7 @@ class _BlockParser(HTMLParser):
         self._sup: list[tuple[int, bool]] = []  # where each open <sup> began, inside a link
         self._pre = 0  # <pre> elements open
         self._in_page_link: int | None = None  # where a link to "#..." began
+        self._sections = 0  # <article>, <section>, <main>, <aside> open
 
     def _end_block(self) -> None:
         raw = "".join(self._parts)
@@ -108,12 +112,15 @@ class _BlockParser(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if self._note or _not_read(found):
+        page_footer = tag == "footer" and not self._sections  # the site's, not an article's
+        if self._note or page_footer or _not_read(found):
             if not self._note and tag in _BLOCKS:
                 self._end_block()
             if tag not in _VOID:
                 self._note.append(tag)
             return
+        if tag in _SECTIONING:
+            self._sections += 1
         if tag == "a" and found.get("href"):
             self._links += 1
             if (found.get("href") or "").startswith("#"):
@@ -155,6 +162,8 @@ class _BlockParser(HTMLParser):
             if tag in self._note:  # the innermost one of its name closes
                 del self._note[len(self._note) - 1 - self._note[::-1].index(tag) :]
             return
+        if tag in _SECTIONING:
+            self._sections = max(0, self._sections - 1)
         if tag == "a":
             self._links = max(0, self._links - 1)
             if self._in_page_link is not None:
