@@ -534,3 +534,15 @@ def test_a_project_gutenberg_text_is_read_without_its_header_and_licence(tmp_pat
         "Books begin with *** START OF THE PROJECT GUTENBERG EBOOK *** lines.",
         "The end.",
     )
+
+
+def test_pdf_page_numbers_between_dashes_are_dropped(tmp_path):
+    pages = [
+        [f"The {word} page begins here and runs on.", f"- {i} -"] for i, word in enumerate(WORDS[:2], start=1)
+    ]
+    pages[1].insert(1, "- 3 items were left.")
+    doc = load_document(write_pdf(tmp_path / "memo.pdf", pages))
+    assert doc.chapters[0].blocks == (
+        "The apple page begins here and runs on.",
+        "The river page begins here and runs on. - 3 items were left.",
+    )

@@ -33,7 +33,12 @@ SHORT_LINE = 0.8
 """A line shorter than this share of the document's typical line, ending a sentence, ends
 its paragraph."""
 
-_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.I)
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:[-\u2013\u2014]\s*)?(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?"
+    r"(?:\s*[-\u2013\u2014])?\s*$",
+    re.I,
+)
+"""A page's number: "12", "xii", "Page 3 of 10", "3/10", "- 3 -" (a word processor's)."""
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010]$")
 _SENTENCE_END = re.compile(r"[.!?:\u201d\"')\]]$")
 _NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+[A-Z](?:[^.!?:;,]|\.(?=\S))*\??$")
