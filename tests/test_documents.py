@@ -546,3 +546,27 @@ def test_pdf_page_numbers_between_dashes_are_dropped(tmp_path):
         "The apple page begins here and runs on.",
         "The river page begins here and runs on. - 3 items were left.",
     )
+
+
+def test_pdf_a_short_unnumbered_heading_is_a_block_of_its_own(tmp_path):
+    long = "and this line runs on for a while, as the lines of a paragraph do,"
+    pages = [
+        [
+            "Introduction",
+            f"The report begins here {long}",
+            "then it ends.",
+            "Results and Discussion",
+            f"What was found {long}",
+            "and what it means.",
+            "The short line",
+            f"goes on in lower case {long}",
+            "and ends.",
+        ]
+    ]
+    assert load_document(write_pdf(tmp_path / "report.pdf", pages)).chapters[0].blocks == (
+        "Introduction",
+        f"The report begins here {long} then it ends.",
+        "Results and Discussion",
+        f"What was found {long} and what it means.",
+        f"The short line goes on in lower case {long} and ends.",
+    )

@@ -4,7 +4,8 @@ A page's text layer comes as lines. What a reader skips is dropped: page numbers
 running heads and feet (a line at a page's top or bottom that recurs on many pages, or on
 3 pages in a row or every other page, its digits ignored). Words hyphenated at a line end are joined again, lines are joined into
 paragraphs (a short line ending a sentence, or a blank line, ends one; a short numbered
-heading is one of its own). A table of contents' entry is one of its own too, read without
+heading is one of its own, and so is a short line without punctuation that begins a
+paragraph and is followed by one with a capital, "Introduction"). A table of contents' entry is one of its own too, read without
 its leader dots and page number ("1.2 Installation ..... 14": "1.2 Installation").
 
 A numbered heading is said as a section's ("2.1. Directory layout": "Section 2.1: Directory
@@ -32,6 +33,11 @@ MAX_HEAD_CHARS = 60
 SHORT_LINE = 0.8
 """A line shorter than this share of the document's typical line, ending a sentence, ends
 its paragraph."""
+
+TITLE_LINE = 0.6
+"""A line shorter than this share of the document's typical line, beginning a paragraph and
+not ending in punctuation, is a heading when the next line begins with a capital."""
+_TITLE_END = re.compile(r"[.,;:!?\u2026\-\u00ad\u2010\u2013\u2014&/(\[{]$")
 
 _PAGE_NUMBER = re.compile(
     r"^\s*(?:[-\u2013\u2014]\s*)?(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?"
@@ -125,38 +131,54 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
     out: list[str] = []
     headings: list[int] = []
     current = ""
-    for lines in pages:
-        for raw in lines:
-            line = raw.strip()
-            entry = _CONTENTS_ENTRY.match(line)
-            heading = not entry and _NUMBERED_HEADING.match(line) and len(line) < SHORT_LINE * typical
-            if entry or heading:
-                if current:
-                    out.append(current)
-                if heading:
-                    headings.append(len(out))
-                out.append(
-                    " ".join((entry.group("title") or entry.group("numbered")).split()) if entry else line
-                )
-                current = ""
-                continue
-            if not line:
-                if current and _SENTENCE_END.search(current):
-                    out.append(current)
-                    current = ""
-                continue
-            if not current:
-                current = line
-            elif _HYPHENATED.search(current) and line[:1].islower():
-                current = current[:-1] + line
-            else:
-                current = f"{current} {line}"
-            if _SENTENCE_END.search(line) and len(line) < SHORT_LINE * typical:
+    flat = [raw.strip() for lines in pages for raw in lines]
+    following = [""] * len(flat)  # the next line with text after each
+    for i in range(len(flat) - 2, -1, -1):
+        following[i] = flat[i + 1] or following[i + 1]
+    for line, after in zip(flat, following, strict=True):
+        entry = _CONTENTS_ENTRY.match(line)
+        heading = not entry and _NUMBERED_HEADING.match(line) and len(line) < SHORT_LINE * typical
+        if entry or heading:
+            if current:
+                out.append(current)
+            if heading:
+                headings.append(len(out))
+            out.append(" ".join((entry.group("title") or entry.group("numbered")).split()) if entry else line)
+            current = ""
+            continue
+        if not line:
+            if current and _SENTENCE_END.search(current):
                 out.append(current)
                 current = ""
+            continue
+        if not current and _is_title(line, after, typical):
+            out.append(line)  # a heading of its own, not the first words of the paragraph
+            continue
+        if not current:
+            current = line
+        elif _HYPHENATED.search(current) and line[:1].islower():
+            current = current[:-1] + line
+        else:
+            current = f"{current} {line}"
+        if _SENTENCE_END.search(line) and len(line) < SHORT_LINE * typical:
+            out.append(current)
+            current = ""
     if current:
         out.append(current)
     return _said_as_sections(out, headings)
+
+
+def _is_title(line: str, after: str, typical: int) -> bool:
+    """Whether a line that begins a paragraph is a heading ("Introduction", "Results and
+    discussion"): short, without a sentence's or a clause's end, and followed by a line that
+    begins with a capital."""
+    return (
+        len(line) < TITLE_LINE * typical
+        and line[:1].isupper()
+        and after[:1].isupper()
+        and not _TITLE_END.search(line)
+        and len(line.split()) <= 10
+    )
 
 
 def _said_as_sections(blocks: list[str], headings: list[int]) -> list[str]:
