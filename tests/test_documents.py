@@ -570,3 +570,17 @@ def test_pdf_a_short_unnumbered_heading_is_a_block_of_its_own(tmp_path):
         f"What was found {long} and what it means.",
         f"The short line goes on in lower case {long} and ends.",
     )
+
+
+def test_markdown_task_list_boxes_are_not_read(tmp_path):
+    md = tmp_path / "todo.md"
+    md.write_text(
+        "- [ ] Buy milk\n- [x] Call Ann\n\n1. [X] Pay rent\n\n```\n- [x] in code\n```\n\nA [x] in text.\n"
+    )
+    assert load_document(md).chapters[0].blocks == (
+        "Buy milk",
+        "Call Ann",
+        "Pay rent",
+        "- [x] in code",
+        "A [x] in text.",
+    )

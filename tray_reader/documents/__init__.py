@@ -158,6 +158,10 @@ _FRONT_MATTER = re.compile(
 )
 
 
+_TASK_BOX = re.compile(r"(<li>\s*(?:<p>)?)\[[ xX]\][ \t]+")
+"""A task list item's box, "- [ ] Buy milk" and "- [x] Call Ann": drawn, not read."""
+
+
 def _without_front_matter(markdown: str) -> str:
     """Markdown without the YAML (``---``) or TOML (``+++``) metadata block a static site
     generator or a notes app puts at its top (it is not part of the text)."""
@@ -191,7 +195,8 @@ def load_document(path: Path) -> Document:
         from tray_reader.documents.html import html_blocks
 
         markdown = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-        _, blocks = html_blocks(markdown.render(_without_front_matter(_read_text(path))))
+        rendered = markdown.render(_without_front_matter(_read_text(path)))
+        _, blocks = html_blocks(_TASK_BOX.sub(r"\1", rendered))
         chapters = chapters_by_heading(blocks, path.stem)
     elif suffix in (".html", ".htm", ".xhtml"):
         from tray_reader.documents.html import html_blocks
