@@ -584,3 +584,19 @@ def test_markdown_task_list_boxes_are_not_read(tmp_path):
         "- [x] in code",
         "A [x] in text.",
     )
+
+
+def test_an_epubs_printed_page_numbers_are_not_read(tmp_path):
+    book = write_epub(
+        tmp_path / "paged.epub",
+        "Paged",
+        [
+            (
+                "a.xhtml",
+                '<p>The river ran<span epub:type="pagebreak" id="p12">12</span> to the sea. It was'
+                '<span role="doc-pagebreak" aria-label="13">13</span> cold in Chapter '
+                '<span epub:type="z3998:roman">IV</span>.</p>',
+            )
+        ],
+    )
+    assert load_document(book).chapters[0].blocks == ("The river ran to the sea. It was cold in Chapter IV.",)

@@ -203,12 +203,12 @@ class _BlockParser(HTMLParser):
 
 def _not_read(attrs: dict[str, str | None]) -> bool:
     """Whether an element with these attributes is left out with all it holds: a note
-    reference, what the page hides (``hidden``, ``aria-hidden``, ``display: none``) and the
+    reference, a printed edition's page number marked in an EPUB, what the page hides (``hidden``, ``aria-hidden``, ``display: none``) and the
     site's navigation, search box and footer by their ARIA roles."""
     role = (attrs.get("role") or "").strip().lower()
     return (
-        "noteref" in (attrs.get("epub:type") or "")
-        or role == "doc-noteref"
+        any(kind in (attrs.get("epub:type") or "") for kind in ("noteref", "pagebreak"))
+        or role in ("doc-noteref", "doc-pagebreak")
         or role in _ROLES_SKIPPED
         or ("hidden" in attrs and attrs["hidden"] != "until-found")  # that one is found by search
         or (attrs.get("aria-hidden") or "").strip().lower() == "true"
