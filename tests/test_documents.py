@@ -388,6 +388,7 @@ def test_page_furniture_hidden_text_and_ruby_guides_are_not_read(tmp_path):
         '<div hidden><div>Menu</div> still hidden</div><p aria-hidden="true">★★★</p>'
         '<p style="display: none">Loading…</p><p>Next, <a href="#top">back to the top</a>.</p>'
         '<button type="button">Share</button></main>'
+        '<dialog id="consent"><p>We use cookies.</p></dialog><dialog open><p>Shown.</p></dialog>'
         "<article><p>An article.</p><footer>Posted by Ann.</footer></article>"
         '<div role="contentinfo">© 2024 The Site</div><footer><a href="/about">About us</a></footer>'
         "</body></html>"
@@ -396,6 +397,7 @@ def test_page_furniture_hidden_text_and_ruby_guides_are_not_read(tmp_path):
         "Kanji",
         "The word 漢字 is read once.",
         "Next, back to the top.",  # an in-page link that is not a skip link is read
+        "Shown.",
         "An article.",
         "Posted by Ann.",  # an article's footer is read, the page's is not
     )

@@ -113,7 +113,8 @@ class _BlockParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
         page_footer = tag == "footer" and not self._sections  # the site's, not an article's
-        if self._note or page_footer or _not_read(found):
+        closed = tag == "dialog" and "open" not in found  # a pop-up not shown (a cookie notice)
+        if self._note or page_footer or closed or _not_read(found):
             if not self._note and tag in _BLOCKS:
                 self._end_block()
             if tag not in _VOID:
