@@ -389,6 +389,7 @@ def test_page_furniture_hidden_text_and_ruby_guides_are_not_read(tmp_path):
         '<p style="display: none">Loading…</p><p>Next, <a href="#top">back to the top</a>.</p>'
         '<button type="button">Share</button></main>'
         '<dialog id="consent"><p>We use cookies.</p></dialog><dialog open><p>Shown.</p></dialog>'
+        '<div role="alertdialog">Sign up! <a href="/join">Join</a></div>'
         "<article><p>An article.</p><footer>Posted by Ann.</footer></article>"
         '<div role="contentinfo">© 2024 The Site</div><footer><a href="/about">About us</a></footer>'
         "</body></html>"

@@ -71,7 +71,7 @@ _CELLS = frozenset(["td", "th"])
 _SECTIONING = frozenset(["article", "section", "main", "aside", "nav"])
 """A <footer> outside these is the page's (copyright, links), which is not read."""
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_ROLES_SKIPPED = frozenset(["navigation", "search", "contentinfo"])
+_ROLES_SKIPPED = frozenset(["navigation", "search", "contentinfo", "dialog", "alertdialog"])
 _SKIP_LINK = re.compile(r"(?i)(skip|jump) (to|over) (the )?(main |page )?(content|navigation|menu|main)\.?")
 _CELL_END = re.compile(r"[.,;:!?]\s*$")
 _VOID = frozenset(
@@ -204,8 +204,9 @@ class _BlockParser(HTMLParser):
 
 def _not_read(attrs: dict[str, str | None]) -> bool:
     """Whether an element with these attributes is left out with all it holds: a note
-    reference, a printed edition's page number marked in an EPUB, what the page hides (``hidden``, ``aria-hidden``, ``display: none``) and the
-    site's navigation, search box and footer by their ARIA roles."""
+    reference, a printed edition's page number marked in an EPUB, what the page hides
+    (``hidden``, ``aria-hidden``, ``display: none``), and by their ARIA roles the site's
+    navigation, search box and footer and its pop-ups (a cookie notice)."""
     role = (attrs.get("role") or "").strip().lower()
     return (
         any(kind in (attrs.get("epub:type") or "") for kind in ("noteref", "pagebreak"))
