@@ -97,6 +97,10 @@ def test_the_player_reports_the_sentence_and_word_being_heard():
         player.close()
 
 
+QUIET_RUN = SAMPLE_RATE // 200
+"""5 ms: what counts as a quiet stretch before a word."""
+
+
 def _onsets(engine, phonemizer, text: str, voice: str) -> list[tuple[str, float]]:
     """(word, its timing's start minus where its sound starts, ms) for each word that follows
     a quiet stretch: the first rise to -30 dB of the loudest 5 ms after the last 5 ms below
@@ -115,12 +119,16 @@ def _onsets(engine, phonemizer, text: str, voice: str) -> list[tuple[str, float]
     for start, word in marks:
         lo = max(0, start - window)
         seg = db[lo : start + window]
-        quiet = np.flatnonzero(seg[: start - lo + window // 5] < -45)
-        if not len(quiet):
+        quiet = seg[: start - lo + window // 5] < -45
+        # The last 5 ms all below -45 dB (a dip of a sample or two, where chunks join or the
+        # envelope crosses zero, is no pause).
+        run = np.convolve(quiet, np.ones(QUIET_RUN, int), "valid") == QUIET_RUN
+        if not run.any():
             continue  # no pause before this word
-        rise = np.flatnonzero(seg[quiet[-1] :] > -30)
+        end = np.flatnonzero(run)[-1] + QUIET_RUN - 1
+        rise = np.flatnonzero(seg[end:] > -30)
         if len(rise):
-            found.append((word, (start - (lo + quiet[-1] + rise[0])) * 1000 / SAMPLE_RATE))
+            found.append((word, (start - (lo + end + rise[0])) * 1000 / SAMPLE_RATE))
     return found
 
 
