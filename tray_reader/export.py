@@ -20,7 +20,7 @@ import numpy as np
 
 from tray_reader.documents import Chapter, chapters_from, load_document
 from tray_reader.errors import TrayReaderError
-from tray_reader.files import write_atomic
+from tray_reader.files import output_place_problem, write_atomic
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk
 
@@ -54,12 +54,11 @@ class Cue:
 def check_output(out: Path) -> tuple[str, str]:
     """The libsndfile (format, subtype) to write ``out`` with; ExportError, before any audio
     is made, when it cannot be written there (a folder, no such folder, an unknown kind)."""
-    if out.is_dir():
-        raise ExportError(f"{out} is a folder; give a file name in it, e.g. {out / 'speech.wav'}")
+    problem = output_place_problem(out, "speech.wav")
+    if problem:
+        raise ExportError(problem)
     fmt_subtype = _format_for(out)
     parent = out.parent
-    if not parent.is_dir():
-        raise ExportError(f"{parent} is not a directory; create it first")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ExportError(f"cannot write in {parent}: permission denied; choose another place")
     return fmt_subtype

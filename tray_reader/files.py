@@ -15,6 +15,16 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def output_place_problem(path: Path, example: str) -> str | None:
+    """Why a file cannot be written at ``path`` (a folder, no such folder), with what to
+    give instead (``example``: a file name for the folder case); None when it can."""
+    if path.is_dir():
+        return f"{path} is a folder; give a file name in it, e.g. {path / example}"
+    if not path.parent.is_dir():
+        return f"{path.parent} is not a directory; create it first"
+    return None
+
+
 def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> None:
     """Replace ``path`` with ``data`` (text is written as UTF-8) so that a reader sees either
     the old file or the new one, never half of it; the temporary file never outlives a failure.

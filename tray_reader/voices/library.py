@@ -22,7 +22,7 @@ import numpy as np
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
-from tray_reader.files import sha256, write_atomic
+from tray_reader.files import output_place_problem, sha256, write_atomic
 from tray_reader.paths import data_dir
 from tray_reader.speech.types import NEUTRAL, Prosody
 
@@ -315,10 +315,9 @@ class VoiceLibrary:
         else:
             info, pack = self._read_user(self._existing(name))
         path = Path(path)
-        if path.is_dir():
-            raise VoiceError(f"{path} is a folder; give a file name in it, e.g. {path / f'{name}.npz'}")
-        if not path.parent.is_dir():
-            raise VoiceError(f"{path.parent} is not a directory; create it first")
+        problem = output_place_problem(path, f"{name}.npz")
+        if problem:
+            raise VoiceError(problem)
         meta = np.frombuffer(json.dumps(info.to_json()).encode("utf-8"), dtype=np.uint8)
         buf = io.BytesIO()
         np.savez(buf, pack=pack, meta=meta)
