@@ -750,6 +750,37 @@ CASES = {
         ("a ~5 min walk for ~$20", "a about five minutes walk for about twenty dollars"),
         ("see ~/docs", "see home slash docs"),  # not "about": a folder in the home folder
     ],
+    "accounting negatives": [
+        # An amount in brackets in a row of figures, or labelled as one, is negative.
+        (
+            "Revenue\t1,200\t(1,234)\t500",
+            "Revenue, one thousand two hundred, minus one thousand two hundred thirty-four, five hundred.",
+        ),
+        (
+            "Item\t2023\t2024\nNet\t($1,234.56)\t567",
+            "Item, twenty twenty-three, twenty twenty-four. "
+            "Net, minus one thousand two hundred thirty-four dollars and fifty-six cents, five hundred sixty-seven.",
+        ),
+        (
+            "Net loss    (1,234)    (567)",
+            "Net loss minus one thousand two hundred thirty-four minus five hundred sixty-seven",
+        ),
+        (
+            "Net loss ($1,234.56)",
+            "Net loss minus one thousand two hundred thirty-four dollars and fifty-six cents",
+        ),
+        ("Net income: (1,234)", "Net income: minus one thousand two hundred thirty-four"),
+        # A list's number, a year, an aside and a price in another currency stay.
+        ("See note (3) below. Choose (3) or (4).", "See note (three) below. Choose (three) or (four)."),
+        ("Revenue (2023) was up; Net income (3)", "Revenue (twenty twenty-three) was up; Net income (three)"),
+        (
+            "a small fee ($5) is due; It costs $50 (\u00a340).",
+            "a small fee (five dollars) is due; It costs fifty dollars (forty pounds).",
+        ),
+        ("Name\tBorn\tAge\nSmith\t(1990)\t35", "Name, Born, Age. Smith, (nineteen ninety), thirty-five."),
+        ("Other    12    (1990)", "Other twelve (nineteen ninety)"),
+        ("(3) The licensee shall pay 5 dollars.", "(three) The licensee shall pay five dollars."),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

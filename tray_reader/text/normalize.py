@@ -21,6 +21,7 @@ from tray_reader.text.number_reading import (
     DAYS,
     ENDS_SENTENCE,
     MONTH,
+    accounting_cells,
     month_name,
     read_numbers,
     read_roman_numerals,
@@ -353,7 +354,8 @@ def _end_marked_lines(text: str) -> str:
         mark = _MD_LINE_MARK.match(line)
         stripped, n = (line[mark.end() :], 1) if mark else (line, 0)
         if (table or piped) and "\t" in stripped.strip():
-            stripped = ", ".join(cell.strip() for cell in stripped.split("\t") if cell.strip())
+            cells = [cell.strip() for cell in stripped.split("\t") if cell.strip()]
+            stripped = ", ".join(accounting_cells(cells))
             n += 1
         wraps = i + 1 < len(rows) and _wrapped_on(rows[i + 1]) and not (table or piped)
         if n == 1 and mark and mark.group().strip()[0] not in "#>" and wraps:

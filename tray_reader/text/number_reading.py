@@ -1640,6 +1640,44 @@ def _plain(m: re.Match[str]) -> str:
     return _signed(m.group(1), m.group(2))
 
 
+_ACCOUNTING_AMOUNT = r"\(\s?([$€£¥]?)\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d+)?|\d+\.\d+)\s?\)"
+"""An amount in brackets, "(1,234)", "($1,234.56)", "(567)": how accounts write a negative one.
+Four digits or more without a comma are a year ("(1990)")."""
+_ACCOUNTING_CELL = re.compile(_ACCOUNTING_AMOUNT)
+_NUMBER_CELL = re.compile(r"[-+(]?\s?[$€£¥]?\s?\d[\d,.]*\)?\s?%?")
+_ACCOUNTING_COLUMN = re.compile(
+    r"(?:^|(?<=[ \t]{2})|(?<=\t))" + _ACCOUNTING_AMOUNT + r"(?=[ \t]{2,}|\t|[ \t]*$)", re.M
+)
+"""An amount in brackets in a column of figures, cells two blanks apart as a statement copied
+from a PDF has them ("Net loss    (1,234)    (567)"): negative where the line holds another
+figure."""
+_ACCOUNTING_AFTER_LABEL = re.compile(
+    r"\b((?i:net|loss|losses|income|profit|balance|total|deficit|earnings|revenue|EBITDA|change):?\s)"
+    r"\(\s?([$€£¥]?)\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d\d)\s?\)"
+)
+"""An amount in brackets, with a thousands comma or cents, after a word that labels a figure
+("Net loss ($1,234.56)", "Net income: (1,234)"): negative. A list's "(3)", a year "(1990)" and
+an aside "a fee ($5)" stay as they are."""
+
+
+def accounting_cells(cells: list[str]) -> list[str]:
+    """A table row's cells with a bracketed amount said as a negative one ("(1,234)": minus one
+    thousand ...), where another cell of the row is a number too."""
+    numbers = [bool(_NUMBER_CELL.fullmatch(cell)) for cell in cells]
+    if sum(numbers) < 2:
+        return cells
+    return [f"minus {m[1]}{m[2]}" if (m := _ACCOUNTING_CELL.fullmatch(cell)) else cell for cell in cells]
+
+
+def _accounting_column(m: re.Match[str]) -> str:
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    line_end = m.string.find("\n", m.end())
+    line = m.string[line_start : len(m.string) if line_end < 0 else line_end]
+    if len(re.findall(r"\d[\d,.]*", line)) < 2:
+        return m.group()
+    return f"minus {m[1]}{m[2]}"
+
+
 _NUMBER_IN_BRACKETS = re.compile(r" ?\((\d{1,3}(?:,\d{3})*|\d{1,9})( ?%)?\)")
 """A number in brackets after the same number in words, as contracts write them: "thirty (30)
 days", "fifty percent (50%)" is said once."""
@@ -1665,6 +1703,8 @@ def read_numbers(text: str) -> str:
     )  # "5 - 3 = 2", "2x - 1 = 5"
     text = _ZONE_OFFSET.sub(_zone_offset, text)
     if "(" in text:
+        text = _ACCOUNTING_COLUMN.sub(_accounting_column, text)
+        text = _ACCOUNTING_AFTER_LABEL.sub(r"\1minus \2\3", text)
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
     text = _E_NOTATION.sub(lambda m: f"{m[1]} times 10^{m[2].lstrip('+')}", text)
     if "^" in text:
