@@ -781,6 +781,20 @@ CASES = {
         ("Other    12    (1990)", "Other twelve (nineteen ninety)"),
         ("(3) The licensee shall pay 5 dollars.", "(three) The licensee shall pay five dollars."),
     ],
+    "basis points": [
+        # Where the text speaks of rates, yields or fees: basis points (it was "bps", "bp").
+        ("Rates rose 25 bps today.", "Rates rose twenty-five basis points today."),
+        (
+            "The Fed cut by 25bp, spreads 1 bp wider",
+            "The Fed cut by twenty-five basis points, spreads one basis point wider",
+        ),
+        ("a 25 bp cut in rates", "a twenty-five-basis-point cut in rates"),
+        # A modem's bits per second, a DNA's base pairs; alone, as written; Mbps as it was.
+        ("a 9600 bps modem", "a nine thousand six hundred bits per second modem"),
+        ("a 500 bp fragment of DNA", "a five hundred-base-pair fragment of DNA"),
+        ("It was 25 bps.", "It was twenty-five bps."),
+        ("a 100 Mbps link, 56 kbps", "a one hundred megabits per second link, fifty-six kilobits per second"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

@@ -945,6 +945,44 @@ def _percentage_points(m: re.Match[str]) -> str:
     return f"{sign}{amount} {spoken}"
 
 
+_BASIS_POINTS = re.compile(r"(?<![\w.,])([+-]?)(\d+(?:\.\d+)?) ?(bps|bp)\b(?![/.]\w)")
+_FINANCE_WORDS = re.compile(
+    r"(?i:\b(?:rates?|yields?|spreads?|cuts?|hikes?|hiked|raised?|lowered|bonds?|treasur\w*|gilts?"
+    r"|basis|interest|coupon|inflation|mortgages?|banks?|tighten\w*|widen\w*|narrow\w*|bund|fees?"
+    r"|margins?|returns?|premium|discount|libor|sofr|euribor)\b)|\b(?:Fed|ECB|BoE|BoJ|RBA)\b|%"
+)
+_BITS_WORDS = re.compile(
+    r"(?i)\b(?:modems?|baud|serial|bandwidth|links?|connections?|bitrate|ethernet|uart)\b"
+)
+_GENOME_WORDS = re.compile(
+    r"(?i)\b(?:dna|rna|genomes?|genomic|fragments?|reads|primers?|amplicons?|pcr|sequenc\w*|exons?|introns?"
+    r"|plasmids?|inserts?|kb|nucleotides?)\b"
+)
+
+
+def _basis_points(m: re.Match[str]) -> str:
+    """ "25 bps", "50bp": basis points where the text speaks of rates, yields or fees; "bps" a
+    modem's bits per second and "bp" a DNA's base pairs where it speaks of those; elsewhere as
+    written (each of the three is common)."""
+    sign, amount, unit = m.groups()
+    if _FINANCE_WORDS.search(m.string):
+        one, many = "basis point", "basis points"
+    elif unit == "bps" and _BITS_WORDS.search(m.string):
+        one, many = "bit per second", "bits per second"
+    elif unit == "bp" and _GENOME_WORDS.search(m.string):
+        one, many = "base pair", "base pairs"
+    else:
+        return m.group()
+    if (
+        not sign
+        and " per " not in one
+        and _ARTICLE_BEFORE.search(m.string, 0, m.start())
+        and _NOUN_AFTER_MEASURE.match(m.string, m.end())
+    ):
+        return _measure_before_noun(amount, one)  # "a 500 bp fragment": a five hundred-base-pair fragment
+    return f"{sign}{amount} {_quantity(amount, one, many)}"
+
+
 def _unit(m: re.Match[str]) -> str:
     minus, amount, unit, _dot = m.groups()
     return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}"
@@ -1805,6 +1843,8 @@ def read_numbers(text: str) -> str:
     text = _SECOND_TEMPERATURE.sub(lambda m: m[1] + _temperature(m[2], m[3], m[4]), text)
     text = _PERCENT.sub(_percent, text)
     text = _PERCENTAGE_POINTS.sub(_percentage_points, text)
+    if "bp" in text:
+        text = _BASIS_POINTS.sub(_basis_points, text)
     text = _FRACTION_OF_UNIT.sub(_fraction_of_unit, text)
     text = _READING_TIME.sub(lambda m: f"{numwords.cardinal(int(m[1]))}-minute", text)
     text = _AGO.sub(_ago, text)
