@@ -946,33 +946,44 @@ def _percentage_points(m: re.Match[str]) -> str:
 
 
 _BASIS_POINTS = re.compile(r"(?<![\w.,])([+-]?)(\d+(?:\.\d+)?) ?(bps|bp)\b(?![/.]\w)")
-_FINANCE_WORDS = re.compile(
-    r"(?i:\b(?:rates?|yields?|spreads?|cuts?|hikes?|hiked|raised?|lowered|bonds?|treasur\w*|gilts?"
-    r"|basis|interest|coupon|inflation|mortgages?|banks?|tighten\w*|widen\w*|narrow\w*|bund|fees?"
-    r"|margins?|returns?|premium|discount|libor|sofr|euribor)\b)|\b(?:Fed|ECB|BoE|BoJ|RBA)\b|%"
+_POINTS_OR_PAIRS = (
+    (
+        ("bps", "bp"),
+        re.compile(
+            r"(?i:\b(?:rates?|yields?|spreads?|cuts?|hikes?|hiked|raised?|lowered|bonds?|treasur\w*|gilts?"
+            r"|basis|interest|coupon|inflation|mortgages?|banks?|tighten\w*|widen\w*|narrow\w*|bund|fees?"
+            r"|margins?|returns?|premium|discount|libor|sofr|euribor)\b)|\b(?:Fed|ECB|BoE|BoJ|RBA)\b|%"
+        ),
+        ("basis point", "basis points"),
+    ),
+    (
+        ("bps",),
+        re.compile(r"(?i)\b(?:modems?|baud|serial|bandwidth|links?|connections?|bitrate|ethernet|uart)\b"),
+        ("bit per second", "bits per second"),
+    ),
+    (
+        ("bp",),
+        re.compile(
+            r"(?i)\b(?:dna|rna|genomes?|genomic|fragments?|reads|primers?|amplicons?|pcr|sequenc\w*|exons?"
+            r"|introns?|plasmids?|inserts?|kb|nucleotides?)\b"
+        ),
+        ("base pair", "base pairs"),
+    ),
 )
-_BITS_WORDS = re.compile(
-    r"(?i)\b(?:modems?|baud|serial|bandwidth|links?|connections?|bitrate|ethernet|uart)\b"
-)
-_GENOME_WORDS = re.compile(
-    r"(?i)\b(?:dna|rna|genomes?|genomic|fragments?|reads|primers?|amplicons?|pcr|sequenc\w*|exons?|introns?"
-    r"|plasmids?|inserts?|kb|nucleotides?)\b"
-)
+"""What "bps" and "bp" after a number are where the text has a word of a kind: rates, yields and
+fees (basis points), a modem (bits per second), DNA (base pairs)."""
 
 
 def _basis_points(m: re.Match[str]) -> str:
-    """ "25 bps", "50bp": basis points where the text speaks of rates, yields or fees; "bps" a
-    modem's bits per second and "bp" a DNA's base pairs where it speaks of those; elsewhere as
-    written (each of the three is common)."""
+    """ "25 bps", "50bp": basis points, bits per second or base pairs by the words of the text
+    (`_POINTS_OR_PAIRS`); with none of them, as written (each of the three is common)."""
     sign, amount, unit = m.groups()
-    if _FINANCE_WORDS.search(m.string):
-        one, many = "basis point", "basis points"
-    elif unit == "bps" and _BITS_WORDS.search(m.string):
-        one, many = "bit per second", "bits per second"
-    elif unit == "bp" and _GENOME_WORDS.search(m.string):
-        one, many = "base pair", "base pairs"
-    else:
+    names = next(
+        (names for units, words, names in _POINTS_OR_PAIRS if unit in units and words.search(m.string)), None
+    )
+    if names is None:
         return m.group()
+    one, many = names
     if (
         not sign
         and " per " not in one
