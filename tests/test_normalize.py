@@ -795,6 +795,21 @@ CASES = {
         ("It was 25 bps.", "It was twenty-five bps."),
         ("a 100 Mbps link, 56 kbps", "a one hundred megabits per second link, fifty-six kilobits per second"),
     ],
+    "fractions joined to a measure": [
+        # One word with the measure (it was "three quarters-inch", "one half-inch").
+        ("a 3/4-inch bolt and 1/2-inch pipe", "a three-quarter-inch bolt and half-inch pipe"),
+        (
+            "a 1/4-mile track, 5/8-inch, a 2/3-cup",
+            "a quarter-mile track, five-eighths-inch, a two-thirds-cup",
+        ),
+        (
+            "a 1 1/2-inch pipe, a 1-1/4-inch drill",
+            "a one and a half-inch pipe, a one and a quarter-inch drill",
+        ),
+        # Apart from the measure, or no fraction: as before.
+        ("3/4 inch, Windows 10/11-compatible", "three quarters inch, Windows ten slash eleven-compatible"),
+        ("1/2 tsp salt", "half a teaspoon salt"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

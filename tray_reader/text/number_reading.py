@@ -1642,6 +1642,33 @@ def _fraction_of_unit(m: re.Match[str]) -> str:
     return f"{_part(num, den, 'one')} of {article} {one}"
 
 
+_FRACTION_BEFORE_MEASURE = re.compile(
+    r"(?<![\w/.])(?:(\d{1,2})[ -])?(\d{1,2})/(\d{1,2})-(?=(?:inch|foot|mile|yard|hour|minute|second|day|week"
+    r"|month|year|cup|pound|ounce|gallon|pint|quart|liter|litre|meter|metre|acre|ton|carat|length|size"
+    r"|teaspoon|tablespoon|turn|point|page|sheet|bath)\b)"
+)
+"""A fraction joined to the measure it makes a word with, "3/4-inch", "1/2-inch pipe", "a 1
+1/2-hour drive": one word, "three-quarter-inch", "half-inch", "one and a half-hour" (it was
+"three quarters-inch", "one half-inch")."""
+_FRACTION_WORDS = {2: "half", 4: "quarter"}
+
+
+def _fraction_before_measure(m: re.Match[str]) -> str:
+    whole, num, den = m.group(1), int(m.group(2)), int(m.group(3))
+    if not 0 < num < den or den > 16:
+        return m.group()
+    if den in _FRACTION_WORDS:
+        part = _FRACTION_WORDS[den] if num == 1 else f"{numwords.cardinal(num)}-{_FRACTION_WORDS[den]}"
+    else:
+        name = numwords.ordinal(den)
+        part = f"{numwords.cardinal(num)}-{name if num == 1 else numwords.plural(name)}"
+    part = part.replace(" ", "-")
+    if whole:
+        article = "an" if part[0] in "aeiou" else "a"
+        part = f"{numwords.number(whole)} and {article + ' ' if num == 1 else ''}{part}"
+    return part + "-"
+
+
 def _shares_of_hundred(*parts: int) -> bool:
     """Whether numbers joined by slashes share out a hundred ("80/20", "60/40", "50/25/25"), a
     split said as its numbers ("the 80/20 rule": eighty twenty), not a fraction."""
@@ -1794,6 +1821,8 @@ def read_numbers(text: str) -> str:
     text = _VANITY_NUMBER.sub(_vanity_number, text)
     text = _ONE_TO_MANY.sub(lambda m: f"one to {numwords.number(m[1].replace(',', ''))}", text)
     text = _ISO_DATE_TIME.sub(_iso_date_time, text)
+    if "/" in text:
+        text = _FRACTION_BEFORE_MEASURE.sub(_fraction_before_measure, text)
     text = _HOUR_RANGE.sub(r"\1 to ", text)
     text = _SPACED_RANGE.sub(" to ", text)
     text = _FISCAL_YEAR.sub(lambda m: "F Y " + (numwords.year(int(m[1])) if len(m[1]) == 4 else m[1]), text)
