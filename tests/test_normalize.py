@@ -810,6 +810,21 @@ CASES = {
         ("3/4 inch, Windows 10/11-compatible", "three quarters inch, Windows ten slash eleven-compatible"),
         ("1/2 tsp salt", "half a teaspoon salt"),
     ],
+    "decimal commas": [
+        # Before a unit, a percent or a degree: a point (it was "two,five kilograms").
+        (
+            "It weighs 2,5 kg and 0,75 l of water.",
+            "It weighs two point five kilograms and zero point seven five liters of water.",
+        ),
+        (
+            "Inflation 2,5% and 21,5 \u00b0C, 12,5 mg/kg",
+            "Inflation two point five percent and twenty-one point five degrees Celsius, twelve point five milligrams per kilogram",
+        ),
+        # Thousands, a number alone, a list and money: as before.
+        ("It weighs 2,500 kg.", "It weighs two thousand five hundred kilograms."),
+        ("Score 1,5 alone; in 2, 5 kg", "Score one,five alone; in two, five kilograms"),
+        ("pay 3,50 \u20ac", "pay three euros and fifty cents"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

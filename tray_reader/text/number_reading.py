@@ -994,6 +994,16 @@ def _basis_points(m: re.Match[str]) -> str:
     return f"{sign}{amount} {_quantity(amount, one, many)}"
 
 
+_DECIMAL_COMMA = re.compile(
+    r"(?<![\w.,$€£¥])(?<![$€£¥] )(\d{1,3}),(\d{1,2}|\d{4,})(?=\s?(?:(?:"
+    + _UNIT_SYMBOLS
+    + r")(?![\w,]|[.,]\d)|%|\u00b0))"
+)
+"""A decimal comma, as most of Europe writes it, before a unit's symbol, a percent or a degree
+sign ("2,5 kg", "0,75 l", "1,5%"): a point. Three digits after the comma are thousands ("2,500
+kg"), and a number with no unit after it ("1,5") may be a list: both stay."""
+
+
 def _unit(m: re.Match[str]) -> str:
     minus, amount, unit, _dot = m.groups()
     return f"{_signed(minus, amount)} {_quantity(amount, *_UNITS[unit])}"
@@ -1782,6 +1792,8 @@ def read_numbers(text: str) -> str:
         text = _ACCOUNTING_COLUMN.sub(_accounting_column, text)
         text = _ACCOUNTING_AFTER_LABEL.sub(r"\1minus \2\3", text)
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
+    if "," in text:
+        text = _DECIMAL_COMMA.sub(r"\1.\2", text)
     text = _E_NOTATION.sub(lambda m: f"{m[1]} times 10^{m[2].lstrip('+')}", text)
     if "^" in text:
         text = _TIMES_POWER_OF_TEN.sub(r"\1 times ", text)
