@@ -825,6 +825,22 @@ CASES = {
         ("Score 1,5 alone; in 2, 5 kg", "Score one,five alone; in two, five kilograms"),
         ("pay 3,50 \u20ac", "pay three euros and fifty cents"),
     ],
+    "powers of ten pasted flat": [
+        # A superscript lost in a copy, after a decimal and "x" or after "\u00d7": a power.
+        (
+            "The value is 1.5 x 10-3 m.",
+            "The value is one point five times ten to the power of minus three m.",
+        ),
+        ("about 2 \u00d7 10-5", "about two times ten to the power of minus five"),
+        # E notation, also in capitals and at a sentence's end.
+        (
+            "Values 1.5e-3 and 6.02E23.",
+            "Values one point five times ten to the power of minus three and six point zero two times ten to the power of twenty-three.",
+        ),
+        # Sets of reps and ranges stay ranges.
+        ("3 x 10-12 reps", "three x ten to twelve reps"),
+        ("Between 10-3 and 10-20 people.", "Between ten to three and ten to twenty people."),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

@@ -865,12 +865,16 @@ def _measure_before_noun(amount: str, one: str) -> str:
 _AREA_OR_VOLUME = re.compile(r"(?<![\w.])(?:(-?)(" + _NUM + r")\s?)?(km|cm|mm|m|mi|ft)\^([23])(?![\w^])")
 """A square or cubic unit, "12 m^2", "5 cm^3" (`clean_unicode` writes "m²" so), or one
 alone ("per m^2")."""
-_E_NOTATION = re.compile(r"(?<![\w.#])(\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?![\w.])")
+_E_NOTATION = re.compile(r"(?<![\w.#])(\d+(?:\.\d+)?)[eE]([-+]?\d{1,3})(?!\w|\.\w)")
 """A number in E notation, as code and data write powers of ten ("1e-6", "lr=3e-4", "6.02e23"):
 a power of ten (it was "one e six", the minus dropped)."""
 _TIMES_POWER_OF_TEN = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?[x\u00d7] ?(?=10\^-?\d)")
 """A number times a power of ten, as science writes large and small ones ("5 x 10^6", "2x10^3"):
 times (it was "five x ten to the power of six", "two by ten cubed")."""
+_FLATTENED_POWER = re.compile(r"(?<![\w.])(\d+\.\d+ ?[x\u00d7]|\d+ ?\u00d7) ?10-(\d{1,2})(?![\w-]|[.,]\d)")
+"""A power of ten whose superscript was lost in a copy, "1.5 x 10-3", "2 \u00d7 10-5" (as pasted
+from a paper, "10\u207b\u00b3"): to the minus three (it was "ten to three"). Only after a decimal
+and "x", or after "\u00d7": "3 x 10-12 reps" is sets of ten to twelve."""
 _POWER = re.compile(r"(?<=[\w)])\^(-?)(\d{1,3})(?!\d|\.\d)")
 """A power, "x^2", "10^-3", "(a+b)^2"."""
 
@@ -1794,6 +1798,7 @@ def read_numbers(text: str) -> str:
         text = _NUMBER_IN_BRACKETS.sub(_said_before, text)
     if "," in text:
         text = _DECIMAL_COMMA.sub(r"\1.\2", text)
+    text = _FLATTENED_POWER.sub(r"\1 10^-\2", text)
     text = _E_NOTATION.sub(lambda m: f"{m[1]} times 10^{m[2].lstrip('+')}", text)
     if "^" in text:
         text = _TIMES_POWER_OF_TEN.sub(r"\1 times ", text)
