@@ -841,6 +841,18 @@ CASES = {
         ("3 x 10-12 reps", "three x ten to twelve reps"),
         ("Between 10-3 and 10-20 people.", "Between ten to three and ten to twenty people."),
     ],
+    "figures and tables in papers": [
+        # A figure's panels from one letter to another; a paper's "Tab." (it was "three b, d", "Tab").
+        ("See Fig. 3b\u2013d and Figs. 2 and 3.", "See figure three b to d and figures two and three."),
+        (
+            "Figure 2a-c and Table 1a\u2013b, panels 4a - f",
+            "Figure two a to c and Table one a to b, panels four a to f",
+        ),
+        ("See Eq. (4) and Tab. 2; Tabs. 1 and 2", "See equation (four) and Table two; Tables one and two"),
+        # The key, a figure's number range and a panel with a number after it stay.
+        ("Press Tab. Then type 2 words.", "Press Tab. Then type two words."),
+        ("Figs. 2\u20134, figure 3a-1", "figures two to four, figure three a one"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

@@ -1432,6 +1432,11 @@ def _ratio_in_context(m: re.Match[str]) -> str:
     return m.group()
 
 
+_PANEL_RANGE = re.compile(
+    r"\b((?i:figures?|panels?|tables?|plates?)\s)(\d{1,3})([a-z])\s?[\u2013-]\s?([a-z])(?![\w-])"
+)
+"""A figure's panels from one letter to another, "Fig. 3b\u2013d" (`expand_abbreviations` made it
+"figure 3b\u2013d"): "figure three b to d" (it was "three b, d")."""
 _ONE_OF_MANY = re.compile(
     r"\b((?i:step|part|page|question|slide|episode|disc|disk|day|week|lap|stage|phase|item|task"
     r"|problem|exercise|lesson|module|chapter|volume|vol\.|thread|tweet|photo|image|picture|video)"
@@ -1864,6 +1869,7 @@ def read_numbers(text: str) -> str:
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
     text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
+    text = _PANEL_RANGE.sub(r"\1\2\3 to \4", text)
     text = _ONE_OF_MANY.sub(_one_of_many, text)
     text = _FRACTION_WITH_SUFFIX.sub(r"\1", text)
     text = _SEASON.sub(_season, text)
