@@ -853,6 +853,25 @@ CASES = {
         ("Press Tab. Then type 2 words.", "Press Tab. Then type two words."),
         ("Figs. 2\u20134, figure 3a-1", "figures two to four, figure three a one"),
     ],
+    "british money and per cent": [
+        # Per cent after a number, and pence (it was "p dot c", "fifty p").
+        (
+            "Rates up 2 p.c. this year, 2.5p.c. in May",
+            "Rates up two percent this year, two point five percent in May",
+        ),
+        ("Rates up 2 p.c. Then down.", "Rates up two percent. Then down."),
+        (
+            "It costs 50p now, a 20p coin and 1p.",
+            "It costs fifty pence now, a twenty pence coin and one penny.",
+        ),
+        # A C file, a video's lines, pounds and euros with a decimal comma stay as they were.
+        ("compile p.c. and main.c now", "compile p dot c. and main dot c now"),
+        ("a 1080p screen, 5pm, 3pt", "a ten eighty p screen, five PM, three pt"),
+        (
+            "It costs \u00a32.50 or \u20ac1,50.",
+            "It costs two pounds and fifty pence or one euro and fifty cents.",
+        ),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

@@ -740,6 +740,11 @@ def read_hashtags(text: str) -> str:
     return _HASHTAG.sub(lambda m: _WORD_IN_TAG.sub(" ", m.group(1)), text)
 
 
+_PER_CENT = re.compile(r"(?<=\d) ?p\.c\.(?=(\s*$|\s+[A-Z\"]))?")
+"""Per cent as British papers write it after a number, "2 p.c.": percent (it was "p dot c", a C
+file's name), with the sentence's dot where it ends one."""
+
+
 def read_addresses(text: str) -> str:
     """jane.doe@example.org -> 'jane dot doe at example dot org'; URLs without scheme or
     query; file paths and names ("src/lib.rs": src slash lib dot rs); DOIs, digit by digit."""
@@ -747,6 +752,8 @@ def read_addresses(text: str) -> str:
         text = _DOI.sub(_doi, text)
     if "@" in text:
         text = _EMAIL.sub(_email, text)
+    if "p.c." in text:
+        text = _PER_CENT.sub(lambda m: " percent" + ("." if m[1] is not None else ""), text)
     if "." in text or "localhost:" in text:
         text = _URL.sub(_url, text)
     if "/" in text:

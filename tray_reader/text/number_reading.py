@@ -935,6 +935,16 @@ def _percent(m: re.Match[str]) -> str:
     return f"{_signed(m.group(1), m.group(2))} percent"
 
 
+_PENCE = re.compile(r"(?<![\w.,$\u20ac\u00a3\u00a5])(\d{1,3})p\b(?![\w'\u2019]|\.\d)")
+"""Pence after a number, "50p", "a 20p coin": fifty pence (it was "fifty p"); "1080p" is a video's
+lines (`_VIDEO_LINES`, before)."""
+
+
+def _pence(m: re.Match[str]) -> str:
+    amount = m.group(1)
+    return f"{amount} penny" if amount == "1" else f"{amount} pence"
+
+
 _PERCENTAGE_POINTS = re.compile(r"(?<![\w.,])([+-]?)(\d+(?:\.\d+)?) ?pp\b(?!\.\s*\d)(\.(?=\s+[a-z]))?")
 _CHANGE_BEFORE = re.compile(r"\b(?:up|down|by|rose|fell|gained|lost)\s$")
 
@@ -1904,6 +1914,8 @@ def read_numbers(text: str) -> str:
     text = _DEGREES.sub(_degrees, text)
     text = _BARE_TEMPERATURE.sub(_bare_temperature, text)
     text = _SECOND_TEMPERATURE.sub(lambda m: m[1] + _temperature(m[2], m[3], m[4]), text)
+    if "p" in text:
+        text = _PENCE.sub(_pence, text)
     text = _PERCENT.sub(_percent, text)
     text = _PERCENTAGE_POINTS.sub(_percentage_points, text)
     if "bp" in text:
