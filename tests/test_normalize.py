@@ -912,6 +912,7 @@ CASES = {
         # hundred-FLOWERS"); a range before capitals is not one.
         ("Call 1-800-FLOWERS today.", "Call one eight hundred flowers today."),
         ("888-GOT-JUNK or 1.800.CONTACTS", "eight eight eight got junk or one eight hundred contacts"),
+        ("Call 1-877-KARS-4-KIDS today.", "Call one eight seven seven kars four kids today."),
         ("Pages 1-800 FOR ALL", "Pages one to eight hundred FOR ALL"),
         ("1-800-356-9377", "one, eight zero zero, three five six, nine three seven seven"),
         # The area's code in brackets (it was "(zero two zero) seven thousand nine hundred ...").

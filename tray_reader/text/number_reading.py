@@ -1466,16 +1466,18 @@ def _one_of_many(m: re.Match[str]) -> str:
 
 
 _VANITY_NUMBER = re.compile(
-    r"(?<![\w-])(?:(1)[-. ])?(8(?:00|88|77|66|55|44|33))[-.]((?:[A-Z]{2,}-)*[A-Z]{3,})\b(?!-)"
+    r"(?<![\w-])(?:(1)[-. ])?(8(?:00|88|77|66|55|44|33))[-.]((?:(?:[A-Z]{2,}|\d)-)*[A-Z]{3,})\b(?!-)"
 )
-"""A toll-free number spelled as words, "1-800-FLOWERS", "888-GOT-JUNK": as its adverts say it,
-"one eight hundred flowers" (it was "one to eight hundred-FLOWERS")."""
+"""A toll-free number spelled as words, "1-800-FLOWERS", "888-GOT-JUNK", also with a digit
+between them, "1-877-KARS-4-KIDS": as its adverts say it, "one eight hundred flowers", "one eight
+seven seven kars four kids" (it was "one to eight hundred-FLOWERS")."""
 
 
 def _vanity_number(m: re.Match[str]) -> str:
     one, prefix, words = m.groups()
     said = "eight hundred" if prefix == "800" else numwords.digits(prefix)
-    return ("one " if one else "") + said + " " + words.replace("-", " ").lower()
+    spoken = (numwords.cardinal(int(w)) if w.isdigit() else w.lower() for w in words.split("-"))
+    return ("one " if one else "") + said + " " + " ".join(spoken)
 
 
 _OUT_OF = re.compile(r"(?<![\w./])(\d{1,3}(?:\.\d)?)/(5|10|100)(?![\w/]|\.\d)")
