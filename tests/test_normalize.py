@@ -708,6 +708,11 @@ CASES = {
     ],
     "ratios": [
         ("16:9, 4:3 or 21:9", "sixteen to nine, four to three or twenty-one to nine"),  # one digit after
+        # A hundred or more before the colon (it was "one hundred:one"); a time stays a time.
+        (
+            "Mix 100:1, a 1,000:1 contrast, 3:2 odds, at 10:30.",
+            "Mix one hundred to one, a one thousand to one contrast, three to two odds, at ten thirty.",
+        ),
         ("aspect ratio 16:10, a 16:10 screen", "aspect ratio sixteen to ten, a sixteen to ten screen"),
         # One to a hundred or more: a dilution, a map's scale (it was "one ten zero zero").
         (

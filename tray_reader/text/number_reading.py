@@ -1414,8 +1414,8 @@ count of thousands: it was "one point two K"); "100k users", "5m users" before w
 so (`_COUNTED_BY_SCALE`; it was "one hundred k users", "five meters users"), and thousands
 and more ("10K+ users", "50k+"; it was "ten K plus"); not "a 5K run", "clips (2K)", "a 2.8K
 display", "5m away"."""
-_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d)(?![\w:]|\.\d)")
-"""A ratio, "1:1", "16:9": one digit after the colon (a time has two)."""
+_RATIO = re.compile(r"(?<![\w:.,])(\d{1,3}(?:,\d{3})+|\d+):(\d)(?![\w:]|[.,]\d)")
+"""A ratio, "1:1", "16:9", "100:1", "1,000:1": one digit after the colon (a time has two)."""
 _TIME_SHAPED_RATIO = re.compile(r"(?<![\w:.])(\d{1,2}):(\d\d)(?![\w:]|\.\d)")
 """Two numbers with a time's shape ("16:10"): a ratio where the words around say so."""
 _ONE_TO_MANY = re.compile(r"(?<![\w:.])1:(\d{1,3}(?:,\d{3})+|\d{3,})(?![\w:]|[.,]\d)")
@@ -1428,7 +1428,7 @@ _TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:at|by|until|till|from|before|after|aro
 
 
 def _ratio(m: re.Match[str]) -> str:
-    return f"{numwords.cardinal(int(m.group(1)))} to {numwords.cardinal(int(m.group(2)))}"
+    return f"{numwords.number(m.group(1).replace(',', ''))} to {numwords.cardinal(int(m.group(2)))}"
 
 
 def _ratio_in_context(m: re.Match[str]) -> str:
