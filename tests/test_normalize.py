@@ -485,7 +485,8 @@ CASES = {
     ],
     "perfect scores": [
         ("10/10 would recommend; 5/5", "ten out of ten would recommend; five out of five"),
-        ("We met on 10/10, until 5/5", "We met on ten ten, until five five"),  # days (month unknown)
+        # Days, not scores: the same in either order of day and month.
+        ("We met on 10/10, until 5/5", "We met on October tenth, until May fifth"),
     ],
     "greek letters and micro": [
         # Dropped as an unreadable script: "A = \u03c0r\u00b2" was "A equals r squared", "5 \u03bcs" five s.
@@ -875,6 +876,29 @@ CASES = {
         (
             "It costs \u00a32.50 or \u20ac1,50.",
             "It costs two pounds and fifty pence or one euro and fifty cents.",
+        ),
+    ],
+    "dates and times without their year or colon": [
+        # A date after a word that brings one in (it was "twelve over five").
+        ("The rent is due 12/05.", "The rent is due December fifth."),
+        ("Expires 12/25, since 25/12", "Expires December twenty-fifth, since the twenty-fifth of December"),
+        ("on 12/05 and on 10/10", "on December fifth and on October tenth"),
+        # A share after "on", "by" or "from", odds, and a fraction alone stay.
+        (
+            "by 3/4 we won, on 3/4 of the cases, from 1/2 to 3/4",
+            "by three quarters we won, on three quarters of the cases, from one half to three quarters",
+        ),
+        ("Bet on 3/1 odds. Add 12/05", "Bet on three over one odds. Add twelve over five"),
+        # A British time with a dot before what leaves then (it was "two point one zero").
+        (
+            "Catch the 2.10 train, the 19.45 showing",
+            "Catch the two ten train, the nineteen forty-five showing",
+        ),
+        ("the 2.10 mark and 2.10 trains", "the two point one zero mark and two point one zero trains"),
+        # A time in UTC, "Z" (it was "fourteen thirtyZ").
+        (
+            "At 2026-12-06T14:30 and 14:30Z",
+            "At the sixth of December, twenty twenty-six, at fourteen thirty and fourteen thirty UTC",
         ),
     ],
     "codes and references": [

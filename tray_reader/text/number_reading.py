@@ -197,12 +197,18 @@ time of day or a duration (`_is_time_of_day`), every part said (the seconds were
 took two forty-five")."""
 _ZONE_AFTER = re.compile(rf" ?{_ZONES}\b")
 _YEAR_JUST_BEFORE = re.compile(r"\b(?:1[6-9]|20)\d\d,? $")
-_TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)" + _AMPM + "?")
+_TIME = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)(?:" + _AMPM + r"|(Z)\b)?")
 _HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])" + _AMPM)
 _HOUR_RANGE = re.compile(r"\b(1[0-2]|0?[1-9])\s?[-\u2013]\s?(?=(?:1[0-2]|0?[1-9])" + _AMPM + ")")
 """The first hour of a range whose second has am/pm, "2-3pm", "10–11 a.m.": to."""
 _DOTTED_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\.([0-5]\d)" + _AMPM)
 """British '9.30 pm' (only with am/pm: otherwise it is a decimal)."""
+_DEPARTURE_TIME = re.compile(
+    r"\b((?i:the)\s)([01]?\d|2[0-3])\.([0-5]\d)(?=\s(?:train|bus|coach|ferry|flight|boat|tram|service"
+    r"|departure|sailing|show|showing|performance|kick-off|sitting)s?\b)"
+)
+"""A time written with a dot, as Britain writes it, before what leaves or starts then, "the 2.10
+train", "the 19.45 showing": two ten (it was "two point one zero")."""
 _TIME_RANGE = re.compile(
     r"(?<=\d:\d\d)\s?[-\u2013]\s?(?=\d{1,2}:\d\d)|(?<=[AaPp][Mm])\s?[-\u2013]\s?(?=\d)"
     r"|(?<=\dh[0-5]\d)\s?[-\u2013]\s?(?=\d{1,2}h[0-5]\d\b)"  # "9h30-17h00"
@@ -272,8 +278,10 @@ def _clock(h: int, mins: int, letter: str | None = None) -> str:
 
 
 def _time(m: re.Match[str]) -> str:
-    hour, minute, letter = m.groups()
-    return _clock(int(hour), int(minute), letter) + _ampm(m, letter)
+    """A time of day; "14:30Z", as logs and flight plans write the hour in UTC, with its zone
+    (it was "fourteen thirtyZ")."""
+    hour, minute, letter, *zulu = m.groups()
+    return _clock(int(hour), int(minute), letter) + (" UTC" if any(zulu) else _ampm(m, letter))
 
 
 def _is_time_of_day(m: re.Match[str], hours: int, letter: str | None) -> bool:
@@ -535,12 +543,35 @@ def _spoken_date(m: re.Match[str], first: str, second: str, year: str | None, mo
     return f"{_the(m)}{numwords.ordinal(day)} of {_MONTH_NAMES[month - 1]}" + _year_tail(m, year)
 
 
+def _day_and_month(m: re.Match[str], first: str, second: str, year: str | None) -> str:
+    """Two numbers of a date, in the order of the user's locale unless one cannot be a month
+    ("25/12", "12/25"), or "" when they are no date."""
+    month_first = int(first) <= 12 and (int(second) > 12 or month_first_dates())
+    return _spoken_date(m, first, second, year, month_first)
+
+
+_DATED_PAIR = re.compile(
+    r"\b((?i:due|expires?|expiry|expiring|exp\.|dated|deadline|valid (?:until|through|thru)|until|till"
+    r"|since|on|from|by):?\s+)(\d{1,2})/(\d{1,2})(?![\w/]|[.,]\d)(?!\s*(?:of|odds|on|the)\b)"
+)
+"""A date without its year after a word that brings one in, "Due 12/05", "expires 12/25", "on
+12/05": the date (it was "twelve over five"). After "on", "from" or "by", which also bring in a
+share ("by 3/4"), only where a number is written with two digits ("on 10/10", "on 3/04")."""
+
+
+def _dated_pair(m: re.Match[str]) -> str:
+    word, first, second = m.groups()
+    if word.strip().lower().rstrip(":") in ("on", "from", "by") and max(len(first), len(second)) < 2:
+        return m.group()
+    spoken = _day_and_month(m, first, second, None)
+    return word + spoken if spoken else m.group()
+
+
 def _weekday_date(m: re.Match[str]) -> str:
     short, full, between, first, second, year = m.groups()
     if not (short or full)[0].isupper():
         return m.group()  # "sat 3/4 of the way": the verb
-    month_first = int(first) <= 12 and (int(second) > 12 or month_first_dates())
-    spoken = _spoken_date(m, first, second, year, month_first)
+    spoken = _day_and_month(m, first, second, year)
     if not spoken:
         return m.group()
     return (DAYS[short.lower()] if short else full.capitalize()) + between + spoken
@@ -1821,6 +1852,7 @@ def read_numbers(text: str) -> str:
         text = _TIMES_POWER_OF_TEN.sub(r"\1 times ", text)
         text = _AREA_OR_VOLUME.sub(_area_or_volume, text)
         text = _POWER.sub(_power, text)
+    text = _DEPARTURE_TIME.sub(lambda m: m[1] + _clock(int(m[2]), int(m[3])), text)
     text = _TIME_RANGE.sub(" to ", text)
     if "x" in text or "\u00d7" in text:
         text = _PRODUCT.sub(lambda m: f"{numwords.number(m[1])} times ", text)
@@ -1879,6 +1911,7 @@ def read_numbers(text: str) -> str:
         text = rx.sub(sub, text)
     text = _MONTH_YEAR.sub(lambda m: f"{month_name(m[1])} {numwords.year(int(m[2]))}", text)
     text = _WEEKDAY_DATE.sub(_weekday_date, text)
+    text = _DATED_PAIR.sub(_dated_pair, text)
     text = _DOTTED_DATE.sub(_dotted_date, text)
     text = _SLASHED_DATE.sub(_slashed, text)
     text = _PANEL_RANGE.sub(r"\1\2\3 to \4", text)
