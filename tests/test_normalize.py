@@ -901,6 +901,20 @@ CASES = {
             "At the sixth of December, twenty twenty-six, at fourteen thirty and fourteen thirty UTC",
         ),
     ],
+    "windows paths": [
+        # The drive by its letter, the backslashes said (they were dropped).
+        (
+            "Open C:\\Users\\Ann\\Documents\\report.docx now.",
+            "Open C drive, Users backslash Ann backslash Documents backslash report dot docx now.",
+        ),
+        ("Copy it to \\\\server\\share now.", "Copy it to double backslash server backslash share now."),
+        (
+            "Run C:\\Program Files\\My App\\app.exe; save to D:\\ and quit.",
+            "Run C drive, Program Files backslash My App backslash app dot exe; save to D drive and quit.",
+        ),
+        # A lone backslash, an escape and the drive's name stay as they were.
+        ("use \\n in strings, a \\ b, the C: drive", "use n in strings, a b, the C: drive"),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

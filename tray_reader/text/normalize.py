@@ -594,7 +594,14 @@ _PORT = re.compile(r":(\d{2,5})$")
 """A host's port, "localhost:3000", "127.0.0.1:8000": said after the host, "colon three
 thousand", as a number that names something ("eighty eighty"; the whole host was dropped with
 the digits that make an id)."""
-_ADDRESS_SEPARATORS = {".": " dot ", "@": " at ", "/": " slash ", "_": " underscore ", "+": " plus "}
+_ADDRESS_SEPARATORS = {
+    ".": " dot ",
+    "@": " at ",
+    "/": " slash ",
+    "\\": " backslash ",
+    "_": " underscore ",
+    "+": " plus ",
+}
 
 
 def _speak_parts(s: str, seps: str) -> str:
@@ -709,6 +716,22 @@ def _path(m: re.Match[str]) -> str:
     return _speak_parts(run, "./_")
 
 
+_WINDOWS_PATH = re.compile(
+    r"(?<![\w\\])(?:([A-Za-z]):\\|\\\\(?=\w))((?:[\w.$-]+(?: [\w.$()-]+)*\\)*(?:[\w.$-]*\w)?)"
+)
+"""A Windows path, from its drive, "C:\\Users\\Ann\\report.docx", or a share on a server,
+"\\\\server\\share" (a folder's name may have blanks, "Program Files", but not its last)."""
+
+
+def _windows_path(m: re.Match[str]) -> str:
+    """The drive by its letter ("C drive, Users ..."), a share's two backslashes once ("double backslash
+    server"), then each name, backslash between them as "slash" is in a Unix path (they were
+    dropped, "C: Users Ann Documents report.docx")."""
+    drive, rest = m.groups()
+    start = (f"{drive.upper()} drive" + (", " if rest else "")) if drive else "double backslash "
+    return start + _speak_parts(rest, "\\._") + " "
+
+
 _DOI = re.compile(r"\b[Dd][Oo][Ii]:\s?(10\.\d{4,9}/[^\s,;]+?)(?=[.,;)\]]*(?:\s|$))")
 """A document's identifier in a reference, "doi:10.1121/1.5091234"."""
 
@@ -752,6 +775,8 @@ def read_addresses(text: str) -> str:
         text = _DOI.sub(_doi, text)
     if "@" in text:
         text = _EMAIL.sub(_email, text)
+    if "\\" in text:
+        text = _WINDOWS_PATH.sub(_windows_path, text)
     if "p.c." in text:
         text = _PER_CENT.sub(lambda m: " percent" + ("." if m[1] is not None else ""), text)
     if "." in text or "localhost:" in text:
