@@ -915,6 +915,18 @@ CASES = {
         # A lone backslash, an escape and the drive's name stay as they were.
         ("use \\n in strings, a \\ b, the C: drive", "use n in strings, a b, the C: drive"),
     ],
+    "tennis results": [
+        # A tie-break's points after the set (it was "seven to six (five)"), and the result's
+        # other sets as scores.
+        ("He won 7-6(5) 6-4.", "He won seven six, tie-break five, six four."),
+        ("lost 6-7 (3-7), 6-3", "lost six seven, tie-break three seven, six three"),
+        # Without a tie-break, a range; a provision's parts and pages stay.
+        ("won 6-4 6-3 in straight sets", "won six to four six to three in straight sets"),
+        (
+            "Article 6(1)(f) and 7(5), pages 6-7 (see above)",
+            "Article six (one) (f) and seven (five), pages six to seven (see above)",
+        ),
+    ],
     "codes and references": [
         (
             "ISBN 978-3-16-148410-0",

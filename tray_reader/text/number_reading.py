@@ -1583,6 +1583,30 @@ def _hours_minutes(m: re.Match[str]) -> str:
     return f"{spoken} {numwords.cardinal(int(minutes))}" + (" minutes" if unit else "")
 
 
+_TIE_BREAK = re.compile(r"(?<![\w.-])(7-6|6-7) ?\((\d{1,2})(?:[-\u2013](\d{1,2}))?\)(?![\w(])")
+"""A tennis set won in a tie-break, with its points in brackets, "7-6(5)", "6-7 (3-7)"."""
+_SET_SCORE = re.compile(r"(?<![\w.-])([0-7])[-\u2013]([0-7])(?![\w-]|[.,]\d)")
+"""A set's games, "6-4", in a result that has a tie-break."""
+
+
+def _tennis_result(text: str) -> str:
+    """A tennis result, where a set went to a tie-break: each set's games as a score, "seven
+    six", the tie-break's points after it ("7-6(5)": seven six, tie-break five; it was "seven to
+    six (five)"), and the other sets of the result too ("6-4": six four, not six to four)."""
+
+    def tie_break(m: re.Match[str]) -> str:
+        games, first, second = m.groups()
+        points = " ".join(numwords.cardinal(int(p)) for p in (first, second) if p)
+        return f"{_score(games)}, tie-break {points},"
+
+    text = _TIE_BREAK.sub(tie_break, text)
+    return _SET_SCORE.sub(lambda m: _score(m.group()), text)
+
+
+def _score(games: str) -> str:
+    return " ".join(numwords.cardinal(int(g)) for g in re.split(r"[-\u2013]", games))
+
+
 _REFERENCE_CHAIN = re.compile(r"(?<![\w.])(\d+[A-Za-z]?)((?:-?\((?:[A-Za-z]{1,5}|\d{1,3})\))+)(?![\w(])")
 """A provision cited with its parts in brackets, "5(a)(iii)", "Article 6(1)(f)", "2(b)(1)-(2)":
 each part said on its own ("five(a)" ran together into one word)."""
@@ -1877,6 +1901,8 @@ def read_numbers(text: str) -> str:
     text = _NAME_SLASH_NUMBER.sub(" slash ", text)
     text = _SERVICE_NUMBER.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
     text = _DIGIT_CODE.sub(lambda m: m.group(1) + numwords.digits(m.group(2)), text)
+    if _TIE_BREAK.search(text):
+        text = _tennis_result(text)
     text = _REFERENCE_CHAIN.sub(_reference_chain, text)
     text = _SCRIPTURE.sub(_scripture, text)
     text = _COORDINATE.sub(_coordinate, text)
