@@ -1112,6 +1112,15 @@ CASES = {
             "Super Bowl fifty-eight, Super Bowl forty; Chapter forty-two",
         ),
         ("Type L or Type XL, the title I chose", "Type L or Type XL, the title I chose"),  # a letter, a size
+        # A sequel, a game, a council: a number (it was "Rocky the second", "Star Wars the fourth").
+        ("Rocky II, Star Wars IV, Final Fantasy VII", "Rocky two, Star Wars four, Final Fantasy seven"),
+        ("Grand Theft Auto V and Vatican II", "Grand Theft Auto five and Vatican two"),
+        # Kings, popes and sons stay ordinals; the pronoun and a word in capitals stay.
+        (
+            "Queen Elizabeth II, Pope John Paul II, Robert Smith III",
+            "Queen Elizabeth the second, Pope John Paul the second, Robert Smith the third",
+        ),
+        ("In the Star Wars I saw, Rocky I think. MIX it.", "In the Star Wars I saw, Rocky I think. MIX it."),
     ],
     "symbols": [
         ("Tom & Jerry", "Tom and Jerry"),

@@ -2044,8 +2044,18 @@ def _roman_value(numeral: str) -> int:
     return total
 
 
+_NUMBERED_TITLES = frozenset(
+    {"Rocky", "Rambo", "Superman", "Halloween", "Vatican", "Wars", "Trek", "Fantasy", "Fighter", "Auto"}
+    | {"Civilization", "Diablo", "Quest", "Souls", "Kombat", "Hearts", "Gremlins", "Tron", "Blade"}
+)
+"""Words a numeral after which numbers a sequel, a game or a council, not a king ("Rocky II",
+"Star Wars IV", "Final Fantasy VII", "Grand Theft Auto V", "Vatican II"): two, not the second."""
+
+
 def _regnal(m: re.Match[str]) -> str:
     name, numeral = m.groups()
+    if name in _NUMBERED_TITLES and numeral != "I":
+        return f"{name} {numwords.cardinal(_roman_value(numeral))}"
     # A lone I, V or X after a name is more often a word or a letter ("Malcolm X").
     if len(numeral) < 2:
         return m.group()
