@@ -947,6 +947,12 @@ CASES = {
         ("Paris.[1] It was built.[2][3]", "Paris. It was built."),  # copied from an encyclopedia
         ("It is old[4] and tall.[citation needed]", "It is old and tall."),
         ("It was clear.12 Then", "It was clear. Then"),  # a note's number as a PDF has it
+        # Also after a closing quote or bracket (it was 'said."three Then', "above)point four").
+        ('he said."3 Then (see above).4 Then', 'he said." Then (see above). Then'),
+        (
+            "The cost was 1.12 The end, H.264 Video",
+            "The cost was one point one two The end, H two sixty-four Video",
+        ),
         ("items [1, 2]", "items one, two"),
         ("pp. 12-15, ch. 3, p. 7, vol. 2", "pages twelve to fifteen, chapter three, page seven, volume two"),
     ],

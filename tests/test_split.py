@@ -45,6 +45,7 @@ from tray_reader.text.sentences import Boundary, RawSentence
         ("It was built.[3, 4] Then.", ["It was built.[3, 4]", "Then."]),
         ("Smith et al. (2020) found it. Then.", ["Smith et al. (2020) found it.", "Then."]),
         ("It was clear.1 Then it rained.", ["It was clear.1", "Then it rained."]),  # a PDF's note
+        ('He said "go."3 Then it rained.', ['He said "go."3', "Then it rained."]),
         ("Version 2.1 Then", ["Version 2.1 Then"]),
         ("We met on Nov. 12th. Then.", ["We met on Nov. 12th.", "Then."]),  # a month before a date
         ("It was in Nov. The next one.", ["It was in Nov.", "The next one."]),

@@ -54,9 +54,13 @@ REFERENCE_MARK = (
 )
 """A reference mark as copied from an encyclopedia page ("[1]", "[3-5]", "[3, 4]", "[a]",
 "[citation needed]"); not a first index, which counts from zero ("sys.argv[0]")."""
-PDF_NOTE = r"(?<=[a-z]{3}[.!?])\d{1,3}(?=\s+[A-Z\"]|\s*$)"
-"""A note's number as a PDF's text has it, after a word's full stop ("clear.1 Then"); not a
-standard's ("G.711", "H.264 Video") or an abbreviation's ("Eq.2", "Fig.3")."""
+PDF_NOTE = (
+    r"(?:(?<=[a-z]{3}[.!?])|(?<=[a-z]{2}[.!?][\"')\u201d\u2019])|(?<=[a-z]{2}[\"')\u201d\u2019][.!?]))"
+    r"\d{1,3}(?=\s+[A-Z\"\u201c]|\s*$)"
+)
+"""A note's number as a PDF's text has it, after a word's full stop, also after a closing quote
+or bracket ("clear.1 Then", 'he said."3 Then', "(see above).4 Then"); not a standard's ("G.711", "H.264 Video") or an
+abbreviation's ("Eq.2", "Fig.3")."""
 
 _SENTENCE_END = re.compile(
     rf"[.!?\u2026\u3002\uff01\uff1f]+[\"')\]\u201d\u2019]*(?:{REFERENCE_MARK})*(?:{PDF_NOTE})?\s+"
