@@ -872,7 +872,10 @@ CASES = {
         ),
         # A C file, a video's lines, pounds and euros with a decimal comma stay as they were.
         ("compile p.c. and main.c now", "compile p dot c. and main dot c now"),
-        ("a 1080p screen, 5pm, 3pt", "a ten eighty p screen, five PM, three pt"),
+        (
+            "a 1080p screen, 5pm, 3pt, the 2p orbital, 4p mode",
+            "a ten eighty p screen, five PM, three pt, the two p orbital, four p mode",
+        ),
         (
             "It costs \u00a32.50 or \u20ac1,50.",
             "It costs two pounds and fifty pence or one euro and fifty cents.",

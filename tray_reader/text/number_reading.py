@@ -966,9 +966,12 @@ def _percent(m: re.Match[str]) -> str:
     return f"{_signed(m.group(1), m.group(2))} percent"
 
 
-_PENCE = re.compile(r"(?<![\w.,$\u20ac\u00a3\u00a5])(\d{1,3})p\b(?![\w'\u2019]|\.\d)")
+_PENCE = re.compile(
+    r"(?<![\w.,$\u20ac\u00a3\u00a5])(\d{1,3})p\b(?![\w'\u2019]|\.\d)"
+    r"(?!\s?(?:orbitals?|electrons?|sub-?shells?|shells?|states?|levels?|modes?|co-?op|players?)\b)"
+)
 """Pence after a number, "50p", "a 20p coin": fifty pence (it was "fifty p"); "1080p" is a video's
-lines (`_VIDEO_LINES`, before)."""
+lines (`_VIDEO_LINES`, before), "2p orbital" an electron's and "4p mode" a game's players."""
 
 
 def _pence(m: re.Match[str]) -> str:
