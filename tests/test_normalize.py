@@ -886,6 +886,11 @@ CASES = {
         ("The rent is due 12/05.", "The rent is due December fifth."),
         ("Expires 12/25, since 25/12", "Expires December twenty-fifth, since the twenty-fifth of December"),
         ("on 12/05 and on 10/10", "on December fifth and on October tenth"),
+        # A payment card's expiry is a month and a year.
+        (
+            "Card valid thru 08/27. Exp. 12/25",
+            "Card valid thru August twenty twenty-seven. Exp. December twenty twenty-five",
+        ),
         # A share after "on", "by" or "from", odds, and a fraction alone stay.
         (
             "by 3/4 we won, on 3/4 of the cases, from 1/2 to 3/4",

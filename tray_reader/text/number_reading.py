@@ -559,10 +559,17 @@ _DATED_PAIR = re.compile(
 share ("by 3/4"), only where a number is written with two digits ("on 10/10", "on 3/04")."""
 
 
+_CARD_EXPIRY = re.compile(r"(?i)exp\.|expiry|valid (?:thru|through)")
+"""Words a payment card's expiry follows, "valid thru 08/27", "Exp. 12/25": a month and a year."""
+
+
 def _dated_pair(m: re.Match[str]) -> str:
     word, first, second = m.groups()
-    if word.strip().lower().rstrip(":") in ("on", "from", "by") and max(len(first), len(second)) < 2:
+    kind = word.strip().lower().rstrip(":")
+    if kind in ("on", "from", "by") and max(len(first), len(second)) < 2:
         return m.group()
+    if _CARD_EXPIRY.fullmatch(kind) and len(first) == len(second) == 2 and 1 <= int(first) <= 12:
+        return f"{word}{_MONTH_NAMES[int(first) - 1]} {numwords.year(2000 + int(second))}"
     spoken = _day_and_month(m, first, second, None)
     return word + spoken if spoken else m.group()
 
