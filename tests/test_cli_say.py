@@ -105,6 +105,18 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_speech_is_made(t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]  # nothing written, nothing made
 
 
+@pytest.mark.parametrize("suffix", [".wav", ".ogg"])
+def test_say_out_to_a_full_disk_is_one_clear_line(tmp_path, suffix):
+    from tray_reader.export import _temporary
+
+    out = tmp_path / f"speech{suffix}"
+    _temporary(out).symlink_to("/dev/full")  # where the audio is written until it is complete
+    result = run("say", "--out", str(out), "Hello there. This fills the disk.")
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"tray-reader: cannot write {out}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("suffix, kind", [(".ogg", "OGG"), (".flac", "FLAC")])
 def test_say_writes_the_audio_kind_its_out_file_is_named_for(tmp_path, suffix, kind):
     out = tmp_path / f"hello{suffix}"

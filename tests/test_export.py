@@ -188,3 +188,17 @@ def test_the_progress_bar_is_not_drawn_into_a_log(tmp_path, capfd):
     fake = (_Quiet(), np.zeros((510, 1, 256), np.float32), 1.0)
     export_document(book, tmp_path / "b.flac", synthesizer=fake, progress=True)
     assert "ch/s" not in capfd.readouterr().err
+
+
+def test_export_to_a_full_disk_is_one_clear_line(tmp_path, monkeypatch, capsys):
+    from tray_reader import cli, speak
+    from tray_reader.export import _temporary
+
+    book = write_epub(tmp_path / "book.epub", "Book", CHAPTERS)
+    fake = (_Quiet(), np.zeros((510, 1, 256), np.float32), 1.0)
+    monkeypatch.setattr(speak, "one_shot_synthesizer", lambda *args: fake)
+    out = tmp_path / "book.ogg"
+    _temporary(out).symlink_to("/dev/full")
+    assert cli.main(["export", str(book), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"tray-reader: cannot write {out}: No space left on device\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.epub"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import BinaryIO
+from typing import BinaryIO, TextIO, cast
 
 from tray_reader import __version__
-from tray_reader.errors import TrayReaderError
+from tray_reader.errors import OutputError, TrayReaderError
 
 SAMPLE_TEXT = (
     "Hello! This is tray-reader. Select any text, press Control Alt R, and I will read it to you, "
@@ -230,8 +232,6 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     cmd = args.ctl_command
     rest = list(args.args)
     if cmd == "document" and rest:
-        import os
-
         rest[0] = os.path.abspath(rest[0])  # the daemon's working folder is not this one
     text: str | BinaryIO | None = None
     if cmd in ("read", "queue") and rest:
@@ -251,8 +251,6 @@ def cmd_ctl(args: argparse.Namespace) -> int:
 def cmd_read(args: argparse.Namespace) -> int:
     _one_source(args)
     if args.file:
-        import os
-
         if args.queue:
             raise TrayReaderError("a document is read now, not queued: leave out --queue")
         # The daemon reads the file (a book is larger than one request may be): say where.
@@ -424,22 +422,78 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _CheckedOutput:
+    """The command's stdout: a write that fails (a full disk, a device that refuses it) is an
+    OutputError saying so, one line instead of an OSError's traceback. A closed pipe stays a
+    BrokenPipeError: the reader went away (`| head`), which `main` ends quietly."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(_output_failed(e)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(_output_failed(e)) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _output_failed(e: OSError) -> str:
+    return f"cannot write the output: {e.strerror or e}"
+
+
+BROKEN_PIPE_EXIT = 128 + 13
+"""What a shell reports for coreutils killed by SIGPIPE: the output was not all written."""
+
+
+def _say_error(message: str) -> None:
+    with contextlib.suppress(OSError):  # stderr may be unwritable too: the exit code still says it
+        print(f"tray-reader: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["run"])
+    stdout = sys.stdout
+    sys.stdout = cast(TextIO, _CheckedOutput(stdout))
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:  # --help, --version: what they printed is checked too
+            sys.stdout.flush()
+            raise
+        if args.command is None:
+            args = parser.parse_args(["run"])
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # what is still buffered fails here, not unseen at exit
+        return code
     except TrayReaderError as e:
-        print(f"tray-reader: {e}", file=sys.stderr)
+        _say_error(str(e))
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`): not an error worth a traceback.
-        sys.stderr.close()
-        return 0
+        # The reader of our output went away (e.g. `| head`): said nothing, as coreutils do;
+        # what is still buffered goes nowhere instead of failing again at exit.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+        return BROKEN_PIPE_EXIT
+    except OSError as e:  # a file no part above turned into its own error: still one line
+        _say_error(f"{e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
+        return 1
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

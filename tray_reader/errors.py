@@ -12,7 +12,8 @@ Every error carries a message a user can act on. The tree::
     ├── AudioDeviceError      no audio server / device, or the device vanished
     ├── ControlError          the control socket cannot be reached or refused a message
     ├── SelectionError        no selected text could be read
-    └── AutostartError        the login entry cannot be written or removed
+    ├── AutostartError        the login entry cannot be written or removed
+    └── OutputError           a command's output cannot be written (a full disk, a closed terminal)
 """
 
 from __future__ import annotations
@@ -60,3 +61,7 @@ class SelectionError(TrayReaderError):
 
 class AutostartError(TrayReaderError):
     """The per-user login entry (autostart) cannot be written or removed."""
+
+
+class OutputError(TrayReaderError):
+    """What a command prints cannot be written (stdout on a full disk, a closed terminal)."""

@@ -9,6 +9,7 @@ Subtitle cues are sentences, timed by the model's own word timings (speech/timin
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -131,7 +132,10 @@ def _temporary(final: Path) -> Path:
 
 
 def _write_text(path: Path, text: str) -> None:
-    write_atomic(path, text)
+    try:
+        write_atomic(path, text)
+    except OSError as e:
+        raise _cannot_write(path, e) from None
 
 
 def _safe_name(title: str) -> str:
@@ -253,7 +257,8 @@ def _read_into(
 
 class AudioFile:
     """An audio file written under a temporary name, renamed to its own when closed
-    without an error; removed otherwise."""
+    without an error; removed otherwise. Any failure to write it (a full disk) is an
+    ExportError naming the file and why."""
 
     def __init__(self, path: Path, fmt: str, subtype: str) -> None:
         self.path = path
@@ -270,19 +275,76 @@ class AudioFile:
                 str(self._tmp), "w", SAMPLE_RATE, 1, self._subtype, format=self._fmt
             )
         except (soundfile.LibsndfileError, OSError) as e:
-            raise ExportError(f"cannot write {self.path}: {e}") from None
+            failed = _cannot_write(self.path, e)
+            with contextlib.suppress(OSError):  # created, then its header could not be written
+                self._tmp.unlink()
+            raise failed from None
         return self
 
     def write(self, samples: np.ndarray) -> None:
+        import soundfile
+
         if samples.size and self._file is not None:
-            self._file.write(np.clip(samples, -1.0, 1.0))
+            try:
+                self._file.write(np.clip(samples, -1.0, 1.0))
+            except (soundfile.LibsndfileError, OSError) as e:
+                raise _cannot_write(self.path, e) from None
             self.frames += samples.size
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
+        import soundfile
+
+        failed: ExportError | None = None
         if self._file is not None:
-            self._file.close()
-        if kind is None and self.frames:
+            try:
+                self._file.close()  # what libsndfile still buffers is written here
+            except (soundfile.LibsndfileError, OSError) as e:
+                failed = _cannot_write(self.path, e)
+            if kind is None and failed is None and self.frames:
+                failed = self._incomplete()
+        if kind is None and failed is None and self.frames:
             os.replace(self._tmp, self.path)
-        else:
-            with contextlib.suppress(OSError):
-                self._tmp.unlink()
+            return
+        with contextlib.suppress(OSError):
+            self._tmp.unlink()
+        if kind is None and failed is not None:
+            raise failed
+
+    def _incomplete(self) -> ExportError | None:
+        """An error if the file closed holds fewer frames than were written: libsndfile's
+        Ogg writer does not report a refused write of its last pages (a full disk). Read
+        back from the file's header or last page; not for MP3, whose length libsndfile
+        may count by decoding the whole file."""
+        import soundfile
+
+        if self._fmt == "MP3":
+            return None
+        why = getattr(getattr(soundfile, "_ffi", None), "errno", None)
+        try:
+            frames = soundfile.info(str(self._tmp)).frames
+        except (soundfile.LibsndfileError, OSError, RuntimeError):
+            frames = -1
+        if frames == self.frames:
+            return None
+        reason = os.strerror(why) if why in WRITE_FAILURES else "the file written is incomplete"
+        return ExportError(f"cannot write {self.path}: {reason}")
+
+
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EACCES})
+"""Why the system refuses a write, as the C library's errno says it."""
+
+
+def _cannot_write(path: Path, e: Exception) -> ExportError:
+    """A failure to write ``path`` as the user can act on it. libsndfile keeps no reason
+    for a refused write ("System error", or a codec's own words for FLAC), but the C
+    library's errno, read through soundfile's cffi at once, says which (a full disk)."""
+    import soundfile
+
+    code = getattr(e, "errno", None)
+    if isinstance(e, soundfile.LibsndfileError):
+        code = getattr(getattr(soundfile, "_ffi", None), "errno", None)
+    if code in WRITE_FAILURES:
+        reason = os.strerror(code)
+    else:
+        reason = getattr(e, "strerror", None) or str(e).strip(": ") or "libsndfile refused it"
+    return ExportError(f"cannot write {path}: {reason}")

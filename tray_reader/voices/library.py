@@ -152,6 +152,14 @@ def _npy_bytes(pack: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def _write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data``, durably; VoiceError saying why it cannot (a full disk)."""
+    try:
+        write_atomic(path, data, durable=True)
+    except OSError as e:
+        raise VoiceError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def _load_npy(data: bytes) -> np.ndarray:
     try:
         return np.asarray(np.load(io.BytesIO(data), allow_pickle=False))
@@ -254,8 +262,8 @@ class VoiceLibrary:
         pack = check_pack(pack)
         info = replace(info, pack_sha256=pack_sha256(pack), created=info.created or now_iso())
         npy, meta = self._paths(name)
-        write_atomic(npy, _npy_bytes(pack), durable=True)
-        write_atomic(meta, json.dumps(info.to_json(), indent=1).encode("utf-8"), durable=True)
+        _write(npy, _npy_bytes(pack))
+        _write(meta, json.dumps(info.to_json(), indent=1).encode("utf-8"))
         return info
 
     def remove(self, name: str) -> None:
@@ -321,10 +329,7 @@ class VoiceLibrary:
         meta = np.frombuffer(json.dumps(info.to_json()).encode("utf-8"), dtype=np.uint8)
         buf = io.BytesIO()
         np.savez(buf, pack=pack, meta=meta)
-        try:
-            write_atomic(path, buf.getvalue(), durable=True)
-        except OSError as e:
-            raise VoiceError(f"cannot write {path}: {e.strerror or e}") from None
+        _write(path, buf.getvalue())
 
     def import_file(self, path: Path, name: str | None = None) -> VoiceInfo:
         """Add a voice from a file made by `export` (optionally under another name)."""
@@ -358,7 +363,7 @@ class VoiceLibrary:
         return state if isinstance(state, dict) else {}
 
     def _write_state(self, state: dict) -> None:
-        write_atomic(self.base / STATE_FILE, json.dumps(state).encode("utf-8"), durable=True)
+        _write(self.base / STATE_FILE, json.dumps(state).encode("utf-8"))
 
     def use(self, name: str) -> None:
         """Make `name` the default voice (it must exist)."""
