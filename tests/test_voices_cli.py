@@ -341,3 +341,28 @@ def test_voice_rename_of_the_voice_settings_toml_sets_follows_it_there(tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"renamed warm to warmer (set in {settings} too)\n"
     assert settings.read_text() == 'voice = "warmer"\n'
+
+
+def test_import_offers_another_name_for_any_name_the_library_refuses_whatever_its_words(
+    tmp_path, monkeypatch, capsys
+):
+    from tray_reader import cli
+    from tray_reader.errors import VoiceError, VoiceNameError
+    from tray_reader.voices.library import VoiceLibrary
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    refusal: VoiceError = VoiceNameError("That name is not free.")
+
+    def import_file(self, path, name=None):
+        raise refusal
+
+    monkeypatch.setattr(VoiceLibrary, "import_file", import_file)
+    assert cli.main(["voice", "import", "warm.npz"]) == 2
+    hint = " Or import it under another name: --name NEW_NAME."
+    assert capsys.readouterr().err == f"tray-reader: That name is not free.{hint}\n"
+    assert cli.main(["voice", "import", "warm.npz", "--name", "other"]) == 2  # a name given: no hint
+    assert capsys.readouterr().err == "tray-reader: That name is not free.\n"
+    refusal = VoiceError("warm.npz: damaged, though its voice already exists.")  # not about the name
+    assert cli.main(["voice", "import", "warm.npz"]) == 2
+    assert hint not in capsys.readouterr().err

@@ -7,7 +7,8 @@ Every error carries a message a user can act on. The tree::
     ├── ConfigError           the settings file is invalid (names file, key, what is allowed)
     ├── TextInputError        the text cannot be spoken (empty, nothing readable)
     │   └── DocumentError     a document cannot be read (names the file and what to do)
-    ├── VoiceError            unknown voice, bad voice file, bad voice name
+    ├── VoiceError            unknown voice, bad voice file
+    │   ├── VoiceNameError    a name a new voice cannot take (invalid, a stock voice's, taken)
     │   └── EnrollmentError   a recording cannot be enrolled (too short, silent, not audio)
     ├── AudioDeviceError      no audio server / device, or the device vanished
     ├── ControlError          the control socket cannot be reached or refused a message
@@ -41,6 +42,11 @@ class DocumentError(TextInputError):
 
 class VoiceError(TrayReaderError):
     """A voice is unknown, or a voice file is invalid."""
+
+
+class VoiceNameError(VoiceError):
+    """A new voice cannot take this name: not a valid one, a stock voice's, or already taken
+    (another name would do, which `voice import --name` offers)."""
 
 
 class EnrollmentError(VoiceError):

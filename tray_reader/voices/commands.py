@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_reader import config, model_files
-from tray_reader.errors import EnrollmentError, VoiceError
+from tray_reader.errors import EnrollmentError, VoiceError, VoiceNameError
 from tray_reader.files import sha256
 from tray_reader.speech.types import NEUTRAL
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
@@ -190,10 +190,9 @@ def export(library: VoiceLibrary, name: str, path: Path, out: Out = print) -> No
 def import_voice(library: VoiceLibrary, path: Path, name: str | None, out: Out = print) -> None:
     try:
         info = library.import_file(path, name)
-    except VoiceError as e:
-        taken_or_invalid = ("already exists", "stock voice", "Invalid voice name")
-        if name is None and any(why in str(e) for why in taken_or_invalid):
-            raise VoiceError(f"{e} Or import it under another name: --name NEW_NAME.") from None
+    except VoiceNameError as e:
+        if name is None:  # the file's own name: another one would do
+            raise VoiceNameError(f"{e} Or import it under another name: --name NEW_NAME.") from None
         raise
     out(f"imported {info.name} ({info.kind})")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from tray_reader import model_files
-from tray_reader.errors import VoiceError
+from tray_reader.errors import VoiceError, VoiceNameError
 from tray_reader.files import output_place_problem, sha256, write_atomic
 from tray_reader.paths import data_dir
 from tray_reader.speech.types import NEUTRAL, Prosody
@@ -114,13 +114,13 @@ class VoiceInfo:
 
 
 def validate_name(name: str) -> str:
-    """Return `name` if it can name a voice file, else raise VoiceError saying why."""
+    """Return `name` if it can name a voice file, else raise VoiceNameError saying why."""
     if not isinstance(name, str) or not name:
-        raise VoiceError("A voice name cannot be empty.")
+        raise VoiceNameError("A voice name cannot be empty.")
     if len(name) > MAX_NAME:
-        raise VoiceError(f"A voice name can have at most {MAX_NAME} characters.")
+        raise VoiceNameError(f"A voice name can have at most {MAX_NAME} characters.")
     if not _NAME.match(name):
-        raise VoiceError(
+        raise VoiceNameError(
             f"Invalid voice name {name!r}: use letters, digits, '-' and '_', starting with a letter or digit."
         )
     return name
@@ -247,13 +247,13 @@ class VoiceLibrary:
     def _free_name(self, name: str, overwrite: bool = False) -> str:
         validate_name(name)
         if name in self.stock_names():
-            raise VoiceError(f"{name!r} is a stock voice; choose another name.")
+            raise VoiceNameError(f"{name!r} is a stock voice; choose another name.")
         if not overwrite and self._paths(name)[1].exists():
-            raise VoiceError(f"A voice named {name!r} already exists; remove or rename it first.")
+            raise VoiceNameError(f"A voice named {name!r} already exists; remove or rename it first.")
         return name
 
     def check_new_name(self, name: str) -> str:
-        """`name` if a new user voice may take it, else VoiceError saying why."""
+        """`name` if a new user voice may take it, else VoiceNameError saying why."""
         return self._free_name(name)
 
     def save(self, info: VoiceInfo, pack: np.ndarray, overwrite: bool = False) -> VoiceInfo:
