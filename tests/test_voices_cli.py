@@ -366,3 +366,46 @@ def test_import_offers_another_name_for_any_name_the_library_refuses_whatever_it
     refusal = VoiceError("warm.npz: damaged, though its voice already exists.")  # not about the name
     assert cli.main(["voice", "import", "warm.npz"]) == 2
     assert hint not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "Hello there, my friend.\n".encode("utf-8-sig"),  # as Notepad saves UTF-8
+        "Hello there, my friend.\r\n".encode("utf-16"),  # Windows' "Unicode" text
+        b"Hello there, my friend.\n",
+    ],
+    ids=["utf-8 with a byte order mark", "utf-16", "utf-8"],
+)
+def test_voice_add_reads_the_text_file_as_text_in_any_of_its_encodings(tmp_path, monkeypatch, data):
+    from tray_reader import cli
+    from tray_reader.voices import commands
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    given = []
+    monkeypatch.setattr(commands, "add", lambda library, name, path, text, *rest: given.append(text))
+    words = tmp_path / "words.txt"
+    words.write_bytes(data)
+    assert cli.main(["voice", "add", "me", "me.wav", "--text-file", str(words), "--yes"]) == 0
+    assert [text.strip() for text in given] == ["Hello there, my friend."]
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b"", "is empty: put the words the recording says in it"),
+        (b" \n\t\n", "is empty: put the words the recording says in it"),
+        (bytes(range(256)) * 8, "does not hold text (it looks like a binary file named .wav)"),
+        (None, "is a folder; give a text file in it"),
+    ],
+    ids=["empty", "blank", "not text", "a folder"],
+)
+def test_voice_add_refuses_a_text_file_without_words_before_anything_is_loaded(tmp_path, data, says):
+    words = tmp_path / "words.wav"
+    if data is None:
+        words.mkdir()
+    else:
+        words.write_bytes(data)
+    r = run(tmp_path, "voice", "add", "me", str(tmp_path / "missing.wav"), "--text-file", str(words), "--yes")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"tray-reader: {words} {says}") and r.stderr.count("\n") == 1

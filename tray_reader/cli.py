@@ -123,10 +123,14 @@ def cmd_voice(args: argparse.Namespace) -> int:
     elif what == "add":
         text = args.text
         if args.text_file is not None:
-            try:
-                text = Path(args.text_file).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise TrayReaderError(f"Cannot read the text file {args.text_file}: {e}") from e
+            from tray_reader.documents import read_text_file
+
+            text = read_text_file(Path(args.text_file))
+            if not text.strip():
+                raise TrayReaderError(
+                    f"{args.text_file} is empty: put the words the recording says in it, "
+                    "or leave out --text-file to have them recognised"
+                )
         commands.add(lib, args.name, Path(args.file), text, args.yes, args.budget, args.threads)
     elif what == "record":
         commands.record_and_add(lib, args.name, args.yes, args.budget, args.seconds, threads=args.threads)
@@ -167,7 +171,9 @@ def _add_voice_commands(sub: argparse._SubParsersAction) -> None:
         "--text",
         help="the words said in the recording, or a text it reads part of (renders and rate use them)",
     )
-    said.add_argument("--text-file", help="the same, from a UTF-8 text file")
+    said.add_argument(
+        "--text-file", help="the same, from a text file (UTF-8, or UTF-16 with a byte order mark)"
+    )
     rec = vs.add_parser("record", help="record yourself reading a passage, then make a voice from it")
     rec.add_argument("name")
     rec.add_argument(

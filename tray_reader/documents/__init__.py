@@ -97,6 +97,15 @@ def decode_text(data: bytes) -> str:
     return text if text is not None else data.decode("utf-8-sig", errors="replace")
 
 
+def read_text_file(path: Path) -> str:
+    """The text of any text file (whatever its name), read as a .txt document is: UTF-8
+    with or without a byte order mark, UTF-16 or UTF-32 with one, else Windows-1252;
+    DocumentError for a folder, a file that cannot be read, is too large or is not text."""
+    if path.is_dir():
+        raise DocumentError(f"{path} is a folder; give a text file in it.")
+    return _read_text(path)
+
+
 def _read_text(path: Path) -> str:
     data = _read_bytes(path, MAX_TEXT_BYTES)
     text = decode_by_bom(data)
@@ -105,7 +114,7 @@ def _read_text(path: Path) -> str:
     head = data[:65536]
     if not _is_text(head):
         raise DocumentError(
-            f"{path} does not hold text (it looks like a binary file named {path.suffix}). "
+            f"{path} does not hold text (it looks like a binary file{_named(path)}). "
             "Open it in the program that made it and save it as text."
         )
     for encoding in ("utf-8-sig", "cp1252"):
@@ -114,6 +123,10 @@ def _read_text(path: Path) -> str:
         except UnicodeDecodeError:
             continue
     return data.decode("latin-1")
+
+
+def _named(path: Path) -> str:
+    return f" named {path.suffix}" if path.suffix else ""
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
