@@ -1,6 +1,6 @@
 """The command line as a user meets it: what the commands print, where it cannot be
 written (one clear line and a failing exit code for a full disk, nothing at all for a
-reader that went away, `| head`)."""
+reader that went away, `| head`), and arguments that cannot be right."""
 
 from __future__ import annotations
 
@@ -48,3 +48,44 @@ def test_output_to_a_closed_pipe_ends_quietly(tmp_path, args):
         os.close(write_end)
     assert r.stderr == ""
     assert r.returncode == 128 + 13  # as a shell reports coreutils ended by the closed pipe
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["voice"], "voice takes 1 argument(s), got 0"),
+        (["speed", "1", "2"], "speed takes 1 argument(s), got 2"),
+    ],
+)
+def test_ctl_with_the_wrong_arguments_says_so_whether_the_daemon_runs_or_not(
+    tmp_path, monkeypatch, capsys, args, says
+):
+    from tray_reader import cli
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # no daemon there
+    assert cli.main(["ctl", *args]) == 2
+    assert capsys.readouterr().err == f"tray-reader: {says}\n"
+
+
+def test_ctrl_c_while_the_model_library_loads_ends_quietly(monkeypatch, capsys):
+    from tray_reader import cli, speak
+
+    def say(*args, **kwargs):
+        # What onnxruntime's native module makes of a Ctrl+C during its initialisation.
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise ImportError("initialization failed") from e
+
+    monkeypatch.setattr(speak, "say", say)
+    assert cli.main(["say", "Hello."]) == 130
+    assert capsys.readouterr().err == ""
+
+
+def test_ctl_help_says_what_each_command_does(capsys):
+    from tray_reader import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["ctl", "--help"])
+    shown = capsys.readouterr().out
+    assert "  toggle     pause or resume\n" in shown and "  status     the daemon's state as JSON\n" in shown

@@ -59,6 +59,7 @@ def test_manage_voices(tmp_path):
         (["use", "nobody"], "Unknown voice"),
         (["remove", "af_sarah"], "stock voice"),
         (["import", "/nonexistent.npz"], "no such file"),
+        (["import", "/"], "/ is a folder; give a voice file (.npz) in it."),
     ],
 )
 def test_errors_are_clear(tmp_path, args, message):

@@ -234,6 +234,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
     import json
 
     from tray_reader import control
+    from tray_reader.commands import check
 
     cmd = args.ctl_command
     rest = list(args.args)
@@ -244,6 +245,7 @@ def cmd_ctl(args: argparse.Namespace) -> int:
         # Streamed after the request, in pieces: a text of any length, stdin included.
         text = sys.stdin.buffer if rest == ["-"] else " ".join(rest)
         rest = []
+    check(cmd, rest)  # a missing or extra argument is said here, whether the daemon runs or not
     reply = control.send(control.socket_path(), cmd, rest, text=text)
     if not reply.get("ok"):
         print(f"tray-reader: {reply.get('error', 'refused')}", file=sys.stderr)
@@ -329,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"tray-reader {__version__}")
     sub = p.add_subparsers(dest="command")
 
-    say = sub.add_parser("say", help="speak text (or stdin with '-') now, or write a WAV")
+    say = sub.add_parser("say", help="speak text (or stdin with '-') now, or write an audio file")
     say.add_argument("text", nargs="*", help="text to speak; '-' reads stdin")
     say.add_argument(
         "--voice",
@@ -381,7 +383,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tray_reader.commands import COMMANDS
 
-    ctl = sub.add_parser("ctl", help="control the running daemon: " + "|".join(COMMANDS))
+    ctl = sub.add_parser(
+        "ctl",
+        help="control the running daemon: " + "|".join(COMMANDS),
+        epilog="commands:\n" + "\n".join(f"  {name:<10} {c.help}" for name, c in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ctl.add_argument("ctl_command", choices=list(COMMANDS), metavar="COMMAND", help="|".join(COMMANDS))
     ctl.add_argument("args", nargs="*", help="voice NAME, speed X, read/queue [TEXT|-]")
     ctl.set_defaults(func=cmd_ctl)
@@ -460,8 +467,22 @@ def _output_failed(e: OSError) -> str:
     return f"cannot write the output: {e.strerror or e}"
 
 
+INTERRUPTED_EXIT = 128 + 2
+"""Ctrl+C's exit code, as a shell reports a command that SIGINT ended."""
+
 BROKEN_PIPE_EXIT = 128 + 13
 """What a shell reports for coreutils killed by SIGPIPE: the output was not all written."""
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt led to ``error`` (a native module's initialisation
+    reports one as "ImportError: initialization failed", raised from it)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _say_error(message: str) -> None:
@@ -488,7 +509,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error(str(e))
         return 2
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED_EXIT
+    except ImportError as e:
+        if _interrupted(e):  # Ctrl+C while a native module loads: onnxruntime makes it this
+            return INTERRUPTED_EXIT
+        raise
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): said nothing, as coreutils do;
         # what is still buffered goes nowhere instead of failing again at exit.

@@ -334,6 +334,8 @@ class VoiceLibrary:
     def import_file(self, path: Path, name: str | None = None) -> VoiceInfo:
         """Add a voice from a file made by `export` (optionally under another name)."""
         path = Path(path)
+        if path.is_dir():
+            raise VoiceError(f"{path} is a folder; give a voice file (.npz) in it.")
         try:
             with np.load(path, allow_pickle=False) as z:
                 pack = check_pack(z["pack"])
