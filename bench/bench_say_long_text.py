@@ -1,0 +1,85 @@
+"""`tray-reader say --out` on a long text: time to the first audio and the process's memory.
+
+For each text given (a file read with `-f`, or piped to `say -` with --stdin), starts the
+real command, watches the audio file's temporary name grow (its first audio: past the
+header) and the process's resident memory (/proc), then ends it with Ctrl+C (SIGINT) a
+while after the first audio and prints, per run: the seconds to the first audio, the
+resident memory then and at the end, the peak, and how long the process took to end.
+
+    .venv/bin/python bench/bench_say_long_text.py book.txt small.txt --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+EXE = Path(sys.executable).parent / "tray-reader"
+HEADER_BYTES = 4096
+"""A file this large holds audio, not only the header libsndfile writes when it opens it."""
+
+
+def resident_mb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def one_run(text: Path, stdin: bool, seconds: float) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "speech.wav"
+        partial = out.with_name(f".{out.name}.part")  # export.AudioFile's temporary name
+        args = [str(EXE), "say", "--out", str(out), "--threads", "2"]
+        args += ["-"] if stdin else ["-f", str(text)]
+        started = time.perf_counter()
+        with open(text, "rb") as source:
+            proc = subprocess.Popen(args, stdin=source if stdin else subprocess.DEVNULL)
+        first = first_mb = None
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, resident_mb(proc.pid))
+            now = time.perf_counter() - started
+            if first is None and partial.exists() and partial.stat().st_size > HEADER_BYTES:
+                first, first_mb = now, resident_mb(proc.pid)
+            if first is not None and now > first + seconds:
+                break
+            time.sleep(0.02)
+        end_mb = resident_mb(proc.pid)
+        stopping = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+        ended = time.perf_counter() - stopping
+    return (
+        f"{text.name} ({text.stat().st_size / 1e6:.1f} MB{', stdin' if stdin else ''}): first audio "
+        f"{first if first is None else round(first, 2)} s, memory {first_mb} MB then, {end_mb} MB "
+        f"after {seconds:g} s more, peak {peak} MB; Ctrl+C ended it in {ended:.2f} s (exit {code})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("texts", nargs="+", type=Path)
+    parser.add_argument("--stdin", action="store_true", help="pipe each text to `say -`")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long to let it run on")
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A shell starts a background job with SIGINT ignored, and the command inherits it.
+        raise SystemExit("run this in the foreground: here Ctrl+C would not reach the command")
+    for _ in range(args.runs):
+        for text in args.texts:
+            print(one_run(text, args.stdin, args.seconds), flush=True)
+
+
+if __name__ == "__main__":
+    main()
