@@ -117,6 +117,31 @@ def test_say_out_to_a_full_disk_is_one_clear_line(tmp_path, suffix):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_during_say_stops_it_cleanly_and_leaves_no_file(tmp_path):
+    import signal
+    import time
+
+    from tray_reader.export import _temporary
+
+    out = tmp_path / "book.wav"
+    book = tmp_path / "book.txt"
+    book.write_text("This is a long text that keeps going, sentence after sentence. " * 2000)
+    proc = subprocess.Popen([EXE, "say", "--out", str(out), "-f", str(book)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not (_temporary(out).exists() and _temporary(out).stat().st_size > 4096):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)  # what Ctrl+C sends
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.decode() == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.txt"]  # nothing half-written
+
+
 @pytest.mark.parametrize("suffix, kind", [(".ogg", "OGG"), (".flac", "FLAC")])
 def test_say_writes_the_audio_kind_its_out_file_is_named_for(tmp_path, suffix, kind):
     out = tmp_path / f"hello{suffix}"
