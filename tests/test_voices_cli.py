@@ -410,3 +410,19 @@ def test_voice_add_refuses_a_text_file_without_words_before_anything_is_loaded(t
     r = run(tmp_path, "voice", "add", "me", str(tmp_path / "missing.wav"), "--text-file", str(words), "--yes")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"tray-reader: {words} {says}") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("kind", ["a recording", "a voice's own .npy"])
+def test_importing_a_file_that_is_no_exported_voice_says_what_is(tmp_path, kind):
+    if kind == "a recording":
+        given = tmp_path / "me.wav"
+        soundfile.write(given, np.zeros(24_000, np.float32), 24_000)
+    else:
+        given = tmp_path / "warm.npy"
+        np.save(given, model_files.stock_pack("af_sarah"))
+    r = run(tmp_path, "voice", "import", str(given))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "pickle" not in r.stderr
+    assert r.stderr == (
+        f"tray-reader: {given} is not a tray-reader voice file (`tray-reader voice export` makes "
+        f"them); to make a voice from a recording, use `tray-reader voice add NAME {given}`.\n"
+    )

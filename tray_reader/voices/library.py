@@ -336,6 +336,11 @@ class VoiceLibrary:
         path = Path(path)
         if path.is_dir():
             raise VoiceError(f"{path} is a folder; give a voice file (.npz) in it.")
+        if path.exists() and not zipfile.is_zipfile(path):  # a recording, a voice's own .npy
+            raise VoiceError(
+                f"{path} is not a tray-reader voice file (`tray-reader voice export` makes them); "
+                f"to make a voice from a recording, use `tray-reader voice add NAME {path}`."
+            )
         try:
             with np.load(path, allow_pickle=False) as z:
                 pack = check_pack(z["pack"])
