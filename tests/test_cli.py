@@ -89,3 +89,4 @@ def test_ctl_help_says_what_each_command_does(capsys):
         cli.main(["ctl", "--help"])
     shown = capsys.readouterr().out
     assert "  toggle     pause or resume\n" in shown and "  status     the daemon's state as JSON\n" in shown
+    assert "  voice      NAME: use this voice\n" in shown  # what it takes, too

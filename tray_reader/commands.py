@@ -62,17 +62,21 @@ def _document(c: Controls, args: list[str]) -> None:
 
 
 COMMANDS: dict[str, Command] = {
-    "read": Command(0, 1, lambda c, a: c.read(_text(a)), "read the selection (or the text given) now"),
-    "queue": Command(0, 1, lambda c, a: c.queue(_text(a)), "read it after what is queued"),
-    "document": Command(1, 2, _document, "read a document file now (its full path)"),
+    "read": Command(
+        0, 1, lambda c, a: c.read(_text(a)), "[TEXT|-]: read the selection, or TEXT ('-': stdin), now"
+    ),
+    "queue": Command(0, 1, lambda c, a: c.queue(_text(a)), "[TEXT|-]: read it after what is queued"),
+    "document": Command(
+        1, 2, _document, "FILE [N|chapter:N]: read a document now, from sentence or chapter N"
+    ),
     "pause": Command(0, 0, lambda c, a: c.pause(), "pause"),
     "resume": Command(0, 0, lambda c, a: c.resume(), "resume where it paused"),
     "toggle": Command(0, 0, lambda c, a: c.toggle(), "pause or resume"),
     "stop": Command(0, 0, lambda c, a: c.stop(), "stop and clear the queue"),
     "next": Command(0, 0, lambda c, a: c.next(), "skip to the next sentence"),
     "prev": Command(0, 0, lambda c, a: c.previous(), "back to the previous sentence"),
-    "voice": Command(1, 1, lambda c, a: c.set_voice(a[0]), "use this voice"),
-    "speed": Command(1, 1, lambda c, a: c.set_speed(a[0]), "use this speed"),
+    "voice": Command(1, 1, lambda c, a: c.set_voice(a[0]), "NAME: use this voice"),
+    "speed": Command(1, 1, lambda c, a: c.set_speed(a[0]), "X: speak at this speed, 0.5 to 2.0"),
     "status": Command(0, 0, lambda c, a: None, "the daemon's state as JSON"),
     "quit": Command(0, 0, lambda c, a: c.quit(), "end the daemon"),
 }
