@@ -47,6 +47,20 @@ def test_pdf_drops_page_numbers_and_running_heads_and_joins_hyphenated_words(tmp
     assert "Quiet Book" not in doc.text and "\n4" not in doc.text
 
 
+def test_pdf_a_book_whose_paragraphs_are_not_told_apart_is_read_in_time_that_grows_with_it():
+    import time
+
+    from tray_reader.documents.pdf import paragraphs
+
+    # 100 pages of 45 full lines, 330 kB, no line short enough to end a paragraph: one block.
+    line = "the {} ran on across the page as the lines of a long paragraph do, and on".format
+    pages = [[line(WORDS[(p + n) % 4]) for n in range(45)] for p in range(100)]
+    started = time.perf_counter()
+    blocks = paragraphs(pages)
+    assert time.perf_counter() - started < 2  # 22 s when every line searched the whole block
+    assert len(blocks) == 1 and blocks[0].count(" and on the ") == 100 * 45 - 1
+
+
 def test_pdf_numbered_headings_are_blocks_of_their_own(tmp_path):
     # "1.1. Version" was read as the first words of the paragraph after it.
     body = "This line of the paragraph is long enough to be a typical line of the page,"

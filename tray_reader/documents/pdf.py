@@ -147,7 +147,9 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
             current = ""
             continue
         if not line:
-            if current and _SENTENCE_END.search(current):
+            # Only the paragraph's end is looked at: searching all of it at every line was
+            # quadratic, and one paragraph can be a whole book where none are told apart.
+            if current and _SENTENCE_END.search(current[-1:]):
                 out.append(current)
                 current = ""
             continue
@@ -156,7 +158,7 @@ def paragraphs(pages: list[list[str]]) -> list[str]:
             continue
         if not current:
             current = line
-        elif _HYPHENATED.search(current) and line[:1].islower():
+        elif _HYPHENATED.search(current[-2:]) and line[:1].islower():
             current = current[:-1] + line
         else:
             current = f"{current} {line}"
