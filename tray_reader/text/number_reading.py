@@ -445,12 +445,15 @@ def _year_tail(m: re.Match[str], year: str | None) -> str:
     return f", {numwords.year(int(year))}" + ("," if re.match(r" [a-z]", after) else "")
 
 
+CONTEXT = 400
+"""Characters either side of a match that a rule reads for its context (the words around a
+figure): a window, so that a long paragraph with many matches is not read again for each."""
 _THE_BEFORE = re.compile(r"\bthe\s+$", re.I)
 
 
 def _the(m: re.Match[str]) -> str:
     """ "the " before a spoken date, unless the text says it already ("on the 3rd of May")."""
-    return "" if _THE_BEFORE.search(m.string, 0, m.start()) else "the "
+    return "" if _THE_BEFORE.search(m.string, max(0, m.start() - 40), m.start()) else "the "
 
 
 def _day_month_year(m: re.Match[str]) -> str:
@@ -654,7 +657,7 @@ def _bare_temperature(m: re.Match[str]) -> str:
     after = _TEMPERATURE_AFTER.match(m.string, m.end())
     if not (other_scale or after or _TEMPERATURE_BEFORE.search(before)):
         return m.group()
-    if _HAIR_TYPES.search(m.string):
+    if _HAIR_TYPES.search(m.string, max(0, m.start() - CONTEXT), m.end() + CONTEXT):
         return m.group()
     return _temperature(minus, amount, scale) + (", " if slash else "")
 
@@ -1034,7 +1037,12 @@ def _basis_points(m: re.Match[str]) -> str:
     (`_POINTS_OR_PAIRS`); with none of them, as written (each of the three is common)."""
     sign, amount, unit = m.groups()
     names = next(
-        (names for units, words, names in _POINTS_OR_PAIRS if unit in units and words.search(m.string)), None
+        (
+            names
+            for units, words, names in _POINTS_OR_PAIRS
+            if unit in units and words.search(m.string, max(0, m.start() - CONTEXT), m.end() + CONTEXT)
+        ),
+        None,
     )
     if names is None:
         return m.group()
@@ -1042,7 +1050,7 @@ def _basis_points(m: re.Match[str]) -> str:
     if (
         not sign
         and " per " not in one
-        and _ARTICLE_BEFORE.search(m.string, 0, m.start())
+        and _ARTICLE_BEFORE.search(m.string, max(0, m.start() - 3), m.start())
         and _NOUN_AFTER_MEASURE.match(m.string, m.end())
     ):
         return _measure_before_noun(amount, one)  # "a 500 bp fragment": a five hundred-base-pair fragment
@@ -1842,9 +1850,9 @@ def accounting_cells(cells: list[str]) -> list[str]:
 
 
 def _accounting_column(m: re.Match[str]) -> str:
-    line_start = m.string.rfind("\n", 0, m.start()) + 1
-    line_end = m.string.find("\n", m.end())
-    line = m.string[line_start : len(m.string) if line_end < 0 else line_end]
+    line_start = m.string.rfind("\n", max(0, m.start() - CONTEXT), m.start()) + 1
+    line_end = m.string.find("\n", m.end(), m.end() + CONTEXT)
+    line = m.string[max(line_start, m.start() - CONTEXT) : m.end() + CONTEXT if line_end < 0 else line_end]
     if len(re.findall(r"\d[\d,.]*", line)) < 2:
         return m.group()
     return f"minus {m[1]}{m[2]}"
