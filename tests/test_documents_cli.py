@@ -198,3 +198,18 @@ def test_the_file_chooser_hands_over_the_file_picked(desktop, tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("filter Documents (") and ".epub" in lines[0]
     assert lines[1:] == [f"chosen {doc}", "after cancel 1"]
+
+
+@pytest.mark.parametrize(
+    "start, says",
+    [
+        ("chapter:2", "has 1 chapter; there is no chapter 2."),
+        ("9", "has 2 sentences; there is no sentence 9."),
+    ],
+)
+def test_say_file_from_past_the_end_says_how_far_the_document_goes(tmp_path, start, says):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The first sentence. The second one.\n")
+    result = run("say", "-f", str(notes), "--show-text", "--from", start)
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"tray-reader: {notes} {says}\n"

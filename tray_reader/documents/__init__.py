@@ -257,12 +257,14 @@ def chapters_from(document: Document, start: str | None) -> list[Chapter]:
     n = int(m.group(2))
     if m.group(1):
         if n > len(document.chapters):
+            count = len(document.chapters)
             raise DocumentError(
-                f"{document.path} has {len(document.chapters)} chapters; there is no chapter {n}."
+                f"{document.path} has {count} chapter{'s' * (count != 1)}; there is no chapter {n}."
             )
         return list(document.chapters[n - 1 :])
     text = document.text
     cursor = 0
+    i = 0
     for i, raw in enumerate(sentences(text), start=1):
         at = text.find(raw.text, cursor)
         cursor = at + len(raw.text)
@@ -275,7 +277,7 @@ def chapters_from(document: Document, start: str | None) -> list[Chapter]:
                 rest = Chapter(chapter.title, (chapter.text[max(0, at - begin) :],))
                 return [rest, *document.chapters[k + 1 :]]
             begin = end
-    raise DocumentError(f"{document.path} has fewer than {n} sentences.")
+    raise DocumentError(f"{document.path} has {i} sentence{'s' * (i != 1)}; there is no sentence {n}.")
 
 
 def text_from(document: Document, start: str | None) -> str:
