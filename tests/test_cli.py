@@ -90,3 +90,17 @@ def test_ctl_help_says_what_each_command_does(capsys):
     shown = capsys.readouterr().out
     assert "  toggle     pause or resume\n" in shown and "  status     the daemon's state as JSON\n" in shown
     assert "  voice      NAME: use this voice\n" in shown  # what it takes, too
+
+
+@pytest.mark.parametrize("args", [[], ["run"], ["speechd-module"]], ids=repr)
+def test_the_daemons_keep_the_real_stdout(monkeypatch, args):
+    # Their exit guard flushes it expecting an OSError at most, never the commands' OutputError.
+    from tray_reader import cli, daemon
+    from tray_reader.speechd import module
+
+    seen = []
+    monkeypatch.setattr(daemon, "run_daemon", lambda settings: seen.append(sys.stdout) or 0)
+    monkeypatch.setattr(module, "serve", lambda threads: seen.append(sys.stdout) or 0)
+    real = sys.stdout
+    assert cli.main(args) == 0
+    assert seen == [real]

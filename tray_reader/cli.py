@@ -467,6 +467,10 @@ def _output_failed(e: OSError) -> str:
     return f"cannot write the output: {e.strerror or e}"
 
 
+LONG_RUNNING = ("run", "speechd-module")
+"""Commands that run until told to end: their stdout stays as it is (the daemon's exit guard
+flushes it expecting an OSError at most)."""
+
 INTERRUPTED_EXIT = 128 + 2
 """Ctrl+C's exit code, as a shell reports a command that SIGINT ended."""
 
@@ -502,6 +506,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         if args.command is None:
             args = parser.parse_args(["run"])
+        if args.command in LONG_RUNNING:
+            sys.stdout = stdout  # a log or a protocol, which their own code ends on a failure
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # what is still buffered fails here, not unseen at exit
         return code
