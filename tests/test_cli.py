@@ -104,3 +104,17 @@ def test_the_daemons_keep_the_real_stdout(monkeypatch, args):
     real = sys.stdout
     assert cli.main(args) == 0
     assert seen == [real]
+
+
+def test_say_without_a_sound_device_offers_writing_a_file(monkeypatch, capsys):
+    from tray_reader import cli, speak
+    from tray_reader.errors import AudioDeviceError
+
+    def say(*args, **kwargs):
+        raise AudioDeviceError("No audio output device was found.")
+
+    monkeypatch.setattr(speak, "say", say)
+    assert cli.main(["say", "Hello."]) == 2
+    assert capsys.readouterr().err == (
+        "tray-reader: No audio output device was found. Or write the speech to a file: --out speech.wav\n"
+    )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO, TextIO, cast
 
 from tray_reader import __version__
-from tray_reader.errors import OutputError, TrayReaderError
+from tray_reader.errors import AudioDeviceError, OutputError, TrayReaderError
 
 SAMPLE_TEXT = (
     "Hello! This is tray-reader. Select any text, press Control Alt R, and I will read it to you, "
@@ -90,7 +90,10 @@ def cmd_say(args: argparse.Namespace) -> int:
         for line in speak.show_text(text):
             print(line)
         return 0
-    speak.say(text, voice=args.voice, speed=args.speed, out=args.out, threads=args.threads)
+    try:
+        speak.say(text, voice=args.voice, speed=args.speed, out=args.out, threads=args.threads)
+    except AudioDeviceError as e:
+        raise AudioDeviceError(f"{e} Or write the speech to a file: --out speech.wav") from None
     return 0
 
 
