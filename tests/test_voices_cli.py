@@ -426,3 +426,24 @@ def test_importing_a_file_that_is_no_exported_voice_says_what_is(tmp_path, kind)
         f"tray-reader: {given} is not a tray-reader voice file (`tray-reader voice export` makes "
         f"them); to make a voice from a recording, use `tray-reader voice add NAME {given}`.\n"
     )
+
+
+def test_voice_record_without_a_microphone_says_so_before_showing_the_passage(tmp_path):
+    from tray_reader.errors import AudioDeviceError
+    from tray_reader.voices import commands
+    from tray_reader.voices.library import VoiceLibrary
+    from tray_reader.voices.record import MicrophoneSource
+
+    lines: list[str] = []
+    with pytest.raises(AudioDeviceError, match="Cannot open the microphone"):
+        commands.record_and_add(
+            VoiceLibrary(tmp_path),
+            "me",
+            True,
+            0,
+            source=MicrophoneSource(device="no-such-microphone"),
+            out=lines.append,
+            err=lines.append,
+        )
+    assert lines == []  # the passage was not shown
+    assert [v.name for v in VoiceLibrary(tmp_path).list() if v.kind != "stock"] == []

@@ -303,6 +303,7 @@ def record_and_add(
     library.check_new_name(name)
     confirm_consent(yes)
     source = source or MicrophoneSource()
+    source.check()  # no microphone: said before the passage is shown
     out("Read this aloud in your normal voice (press Enter when you are done):\n")
     out(f"  {PASSAGE}\n")
     stop = threading.Event()

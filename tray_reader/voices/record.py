@@ -38,6 +38,9 @@ class AudioSource(Protocol):
 
     rate: int
 
+    def check(self) -> None:
+        """Raise AudioDeviceError if capturing cannot start (before the user is asked to speak)."""
+
     def start(self) -> None:
         """Begin capturing."""
 
@@ -56,6 +59,9 @@ class MemorySource:
         self._samples = np.asarray(samples, dtype=np.float32)
         self._block = block
         self._pos = 0
+
+    def check(self) -> None:
+        pass
 
     def start(self) -> None:
         self._pos = 0
@@ -88,11 +94,26 @@ class MicrophoneSource:
         except queue.Full:
             self.overflows += 1
 
-    def start(self) -> None:
+    def _sounddevice(self):  # type: ignore[no-untyped-def]
         try:
             import sounddevice
         except OSError as e:  # PortAudio itself is missing
             raise AudioDeviceError(f"Cannot use audio input ({e}). Install libportaudio2.") from None
+        return sounddevice
+
+    def check(self) -> None:
+        sounddevice = self._sounddevice()
+        try:
+            sounddevice.check_input_settings(
+                device=self._device, channels=1, dtype="float32", samplerate=self.rate
+            )
+        except (sounddevice.PortAudioError, ValueError) as e:
+            raise AudioDeviceError(
+                f"Cannot open the microphone ({e}). Check that one is connected."
+            ) from None
+
+    def start(self) -> None:
+        sounddevice = self._sounddevice()
         try:
             stream = sounddevice.InputStream(
                 samplerate=self.rate,
