@@ -118,3 +118,18 @@ def test_say_without_a_sound_device_offers_writing_a_file(monkeypatch, capsys):
     assert capsys.readouterr().err == (
         "tray-reader: No audio output device was found. Or write the speech to a file: --out speech.wav\n"
     )
+
+
+def test_run_with_a_settings_folder_or_a_file_in_no_folder_says_so(tmp_path, monkeypatch, capsys):
+    from tray_reader import cli, daemon
+
+    started: list[object] = []
+    monkeypatch.setattr(daemon, "run_daemon", lambda path: started.append(path) or 0)
+    assert cli.main(["run", "--settings", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert cli.main(["run", "--settings", str(tmp_path / "none" / "s.toml")]) == 2
+    assert "there is no folder" in capsys.readouterr().err
+    assert started == []
+    # A file not made yet, in a folder that is there, is the daemon's to write with the defaults.
+    assert cli.main(["run", "--settings", str(tmp_path / "s.toml")]) == 0
+    assert started == [tmp_path / "s.toml"]

@@ -230,7 +230,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from tray_reader import daemon
 
-    return daemon.run_daemon(Path(args.settings) if args.settings else None)
+    settings = Path(args.settings) if args.settings else None
+    if settings is not None and (settings.is_dir() or not settings.parent.is_dir()):
+        # A settings file given by hand is read, or written with the defaults where it does
+        # not exist yet: neither can happen in a folder, or where there is no folder for it.
+        where = (
+            "is a folder" if settings.is_dir() else f"cannot be made: there is no folder {settings.parent}"
+        )
+        raise TrayReaderError(f"--settings {settings} {where}; give a settings file (FILE.toml)")
+    return daemon.run_daemon(settings)
 
 
 def cmd_ctl(args: argparse.Namespace) -> int:
