@@ -213,3 +213,16 @@ def test_say_file_from_past_the_end_says_how_far_the_document_goes(tmp_path, sta
     result = run("say", "-f", str(notes), "--show-text", "--from", start)
     assert result.returncode == 2
     assert result.stderr.decode() == f"tray-reader: {notes} {says}\n"
+
+
+def test_say_file_reads_a_long_document_in_parts_that_join_into_its_text(tmp_path, monkeypatch):
+    from tests.test_document_parts import _long_markdown
+    from tray_reader import cli, speak
+    from tray_reader.documents import BLOCK_SEPARATOR, load_document
+
+    path = tmp_path / "notes.md"
+    path.write_text(_long_markdown())
+    said: list[str] = []
+    monkeypatch.setattr(speak, "say", lambda text, **_: said.extend(text))
+    assert cli.main(["say", "-f", str(path), "--out", str(tmp_path / "notes.wav")]) == 0
+    assert len(said) == 2 and BLOCK_SEPARATOR.join(said) == load_document(path).text

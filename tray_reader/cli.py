@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, TextIO, cast
 
 from tray_reader import __version__
@@ -60,12 +61,15 @@ def _read_text(args_text: Sequence[str]) -> str:
     return " ".join(args_text)
 
 
-def _document_text(file: str, start: str | None) -> str:
+def _document_parts(file: str, start: str | None) -> Iterator[str]:
+    """The document's text from ``start`` on, in parts: the first read now (a DocumentError
+    comes before the model loads), the rest made meanwhile (`documents.read_ahead`)."""
     from pathlib import Path
 
-    from tray_reader.documents import load_document, text_from
+    from tray_reader.documents import document_parts, read_ahead
 
-    return text_from(load_document(Path(file)), start)
+    parts = document_parts(Path(file), start)
+    return itertools.chain([next(parts)], read_ahead(parts))
 
 
 def _one_source(args: argparse.Namespace) -> None:
@@ -82,8 +86,9 @@ def cmd_say(args: argparse.Namespace) -> int:
     if args.show_text and args.out is not None:
         raise TrayReaderError("--show-text prints the text and makes no audio: leave out --out")
     _one_source(args)
+    text: str | Iterator[str]
     if args.file:
-        text = _document_text(args.file, args.start)
+        text = _document_parts(args.file, args.start)
     else:
         text = _read_text(args.text) if args.text else SAMPLE_TEXT
     if args.show_text:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,6 +13,7 @@ from tray_reader import config
 from tray_reader.errors import TextInputError, VoiceError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
+from tray_reader.speech.types import AudioChunk
 from tray_reader.text.frontend import TextFrontEnd, summarize_skipped
 from tray_reader.text.g2p import EnglishPhonemizer
 from tray_reader.text.lexicon import Lexicon
@@ -42,13 +44,19 @@ def _report_skipped(skipped: list[str]) -> None:
         print(f"skipped: {summarize_skipped(skipped)}", file=sys.stderr)
 
 
-def show_text(text: str) -> Iterator[str]:
+def _parts(text: str | Iterable[str]) -> Iterable[str]:
+    """A text, or a document's parts (`documents.document_parts`), as parts read in turn."""
+    return (text,) if isinstance(text, str) else text
+
+
+def show_text(text: str | Iterable[str]) -> Iterator[str]:
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     skipped: list[str] = []
     count = 0
-    for chunk in frontend.chunks(text, skipped):
-        count += 1
-        yield chunk.text
+    for part in _parts(text):
+        for chunk in frontend.chunks(part, skipped):
+            count += 1
+            yield chunk.text
     if not count:
         raise _nothing_readable(skipped)
     _report_skipped(skipped)
@@ -87,8 +95,13 @@ def one_shot_synthesizer(
     return Synthesizer(frontend, engine), pack, speed or 1.0
 
 
-def say(text: str, voice: str | None, speed: float | None, out: str | None, threads: int | None) -> None:
-    """Speak ``text`` now, or write it to the audio file ``out`` (its kind from its extension)."""
+def say(
+    text: str | Iterable[str], voice: str | None, speed: float | None, out: str | None, threads: int | None
+) -> None:
+    """Speak ``text`` now, or write it to the audio file ``out`` (its kind from its extension).
+
+    ``text`` may come in parts, each ending with a paragraph (a long document's: the first
+    is read while the rest is extracted); they are read one after the other."""
     if out is not None:
         from pathlib import Path
 
@@ -98,6 +111,14 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
         kind = check_output(target)  # before the model loads and any speech is made
     synth, pack, speed = one_shot_synthesizer(voice, speed, threads)
     frontend = synth.frontend
+    skipped: list[str] = []
+
+    def speech() -> Iterator[AudioChunk]:
+        for part in _parts(text):
+            yield from synth.stream(part, fixed_voice(pack, speed or 1.0), cancel)
+            skipped.extend(frontend.last_skipped)  # each part's chunks start a new list
+
+    cancel: threading.Event | None = None
     if out is None:
         from tray_reader.audio.player import Player
 
@@ -106,7 +127,7 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
         try:
             cancel = player.start_request()
             played = 0
-            for chunk in synth.stream(text, fixed_voice(pack, speed or 1.0), cancel):
+            for chunk in speech():
                 player.play(chunk, cancel)
                 played += 1
             player.finish()
@@ -114,16 +135,16 @@ def say(text: str, voice: str | None, speed: float | None, out: str | None, thre
         finally:
             player.close()
         if not played:
-            raise _nothing_readable(frontend.last_skipped)
-        _report_skipped(frontend.last_skipped)
+            raise _nothing_readable(skipped)
+        _report_skipped(skipped)
         return
     from tray_reader.export import AudioFile
 
     # Written as it is made (memory stays flat however long the text), under a temporary
     # name renamed when complete.
     with AudioFile(target, *kind) as audio:
-        for chunk in synth.stream(text, fixed_voice(pack, speed or 1.0)):
+        for chunk in speech():
             audio.write(chunk.samples)
     if not audio.frames:
-        raise _nothing_readable(frontend.last_skipped)
-    _report_skipped(frontend.last_skipped)
+        raise _nothing_readable(skipped)
+    _report_skipped(skipped)

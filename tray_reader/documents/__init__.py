@@ -8,13 +8,31 @@ blocks, which the front end reads with a paragraph's pause between them.
 from __future__ import annotations
 
 import codecs
+import queue
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from tray_reader.documents.types import BLOCK_SEPARATOR, Chapter, Document, chapters_by_heading
 from tray_reader.errors import DocumentError
 
-__all__ = ["Chapter", "Document", "DocumentError", "load_document", "SUFFIXES", "chapters_from", "text_from"]
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+__all__ = [
+    "Chapter",
+    "Document",
+    "DocumentError",
+    "load_document",
+    "document_parts",
+    "read_ahead",
+    "SUFFIXES",
+    "chapters_from",
+    "text_from",
+]
 
 MAX_TEXT_BYTES = 20 * 1024 * 1024
 """Largest .txt, .md or .html file read (about 50 hours of speech)."""
@@ -185,30 +203,14 @@ def load_document(path: Path) -> Document:
     """The readable text of the file at ``path`` (raises DocumentError)."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if path.is_dir():
-        raise DocumentError(f"{path} is a folder; give a document file in it.")
-    if not path.exists():
-        raise DocumentError(f"{path} does not exist.")
-    if suffix not in SUFFIXES:
-        known = " ".join(SUFFIXES)
-        kind = f"{suffix} files" if suffix else "files without an extension"
-        raise DocumentError(
-            f"{path}: tray-reader does not know how to read {kind}. It reads {known}; "
-            "save the document as one of these."
-        )
-    if not path.is_file():
-        raise DocumentError(f"{path} is not a file.")
-    _check_kind(path, suffix)
+    _check_file(path, suffix)
     title = ""
     if suffix in (".txt", ".text"):
         chapters = _plain(path, _gutenberg_book(_read_text(path)))
     elif suffix in (".md", ".markdown"):
-        from markdown_it import MarkdownIt
-
         from tray_reader.documents.html import html_blocks
 
-        markdown = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-        rendered = markdown.render(_without_front_matter(_read_text(path)))
+        rendered = _markdown().render(_without_front_matter(_read_text(path)))
         _, blocks = html_blocks(_TASK_BOX.sub(r"\1", rendered))
         chapters = chapters_by_heading(blocks, path.stem)
     elif suffix in (".html", ".htm", ".xhtml"):
@@ -233,6 +235,144 @@ def load_document(path: Path) -> Document:
         raise DocumentError(f"{path} holds no text to read.")
     first_heading = chapters[0].title
     return Document(path, title or first_heading or path.stem, chapters)
+
+
+def _check_file(path: Path, suffix: str) -> None:
+    """DocumentError unless ``path`` is a file of a kind tray-reader reads, named for what it is."""
+    if path.is_dir():
+        raise DocumentError(f"{path} is a folder; give a document file in it.")
+    if not path.exists():
+        raise DocumentError(f"{path} does not exist.")
+    if suffix not in SUFFIXES:
+        known = " ".join(SUFFIXES)
+        kind = f"{suffix} files" if suffix else "files without an extension"
+        raise DocumentError(
+            f"{path}: tray-reader does not know how to read {kind}. It reads {known}; "
+            "save the document as one of these."
+        )
+    if not path.is_file():
+        raise DocumentError(f"{path} is not a file.")
+    _check_kind(path, suffix)
+
+
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+FIRST_PART_CHARS = 3000
+"""A long Markdown document's reading starts once the blocks holding its first this many
+characters are rendered; the rest is rendered while they are read (`document_parts`)."""
+
+
+def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
+    """The blocks `load_document` finds in a Markdown text, in parts: its block structure is
+    parsed whole first (a reference link's definition can be at the end; a fraction of the
+    rendering's time), then the top-level blocks holding its first FIRST_PART_CHARS
+    characters are rendered and read, then the rest. Each part's inline text is parsed as the
+    whole document's would be, and one HTML parser reads the parts' markup in turn: the blocks
+    are the same."""
+    from markdown_it.rules_core import StateCore
+
+    from tray_reader.documents.html import html_block_parts
+
+    md = _markdown()
+    env: dict[str, Any] = {}
+    state = StateCore(_without_front_matter(markdown), md, env)
+    rules = md.core.ruler.getRules("")
+    structure = [rule for rule in rules if rule.__name__ in ("normalize", "block")]
+    for rule in structure:
+        rule(state)
+    tokens = state.tokens
+    cut, chars = len(tokens), 0
+    for i, token in enumerate(tokens):
+        if token.level == 0 and token.nesting >= 0 and chars >= FIRST_PART_CHARS:
+            cut = i  # a top-level block begins: no list, quote or table is cut
+            break
+        chars += len(token.content)
+
+    def rendered(part: list[Token]) -> str:
+        piece = StateCore(state.src, md, env, part)
+        for rule in rules:
+            if rule not in structure:
+                rule(piece)
+        return _TASK_BOX.sub(r"\1", md.renderer.render(part, md.options, env))
+
+    yield from html_block_parts(rendered(part) for part in (tokens[:cut], tokens[cut:]))
+
+
+def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
+    """`text_from(load_document(path), start)` in parts that join with BLOCK_SEPARATOR into
+    it, each ending with a block. A PDF's first part comes once its first pages are read
+    (`pdf.pdf_parts`), a Markdown document's once its first blocks are rendered; the rest
+    when all is. Other documents, and reading from a ``start`` (its sentence is counted, and
+    a chapter's checked, in the whole document), come in one part."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if start or suffix not in (".pdf", ".md", ".markdown"):
+        yield text_from(load_document(path), start)
+        return
+    _check_file(path, suffix)
+    parts: Iterator[list[str]]
+    if suffix == ".pdf":
+        from tray_reader.documents.pdf import pdf_parts
+
+        _check_size(path, MAX_PACKED_BYTES)
+        parts = pdf_parts(path)
+    else:
+        parts = ([text for _, text in blocks] for blocks in _markdown_parts(_read_text(path)))
+    found = False
+    for blocks in parts:
+        if blocks:
+            found = True
+            yield BLOCK_SEPARATOR.join(blocks)
+    if not found:
+        raise DocumentError(f"{path} holds no text to read.")
+
+
+_END = object()
+
+
+def read_ahead(parts: Iterator[str]) -> Iterator[str]:
+    """``parts`` with the next one made on a thread of its own while the one before is read
+    (a long document's rest is extracted during its first part). What making a part raises
+    is raised where it would have come; a reading stopped early leaves the thread to end
+    at the next part."""
+    ready: queue.Queue[object] = queue.Queue(maxsize=1)
+    stopped = threading.Event()
+
+    def hand(item: object) -> bool:
+        while not stopped.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def make() -> None:
+        try:
+            for part in parts:
+                if not hand(part):
+                    return
+            hand(_END)
+        except BaseException as e:  # noqa: BLE001 - handed to the reader, raised there
+            hand(e)
+
+    def taken() -> Iterator[str]:
+        try:
+            while (part := ready.get()) is not _END:
+                if isinstance(part, BaseException):
+                    raise part
+                yield cast(str, part)
+        finally:
+            stopped.set()
+
+    threading.Thread(
+        target=make, name="tray-reader-document", daemon=True
+    ).start()  # now, not at the first part
+    return taken()
 
 
 def _check_size(path: Path, limit: int) -> None:

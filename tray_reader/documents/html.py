@@ -13,6 +13,7 @@ cells are read with a comma between them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 
 _BLOCKS = frozenset(
@@ -224,3 +225,15 @@ def html_blocks(markup: str) -> tuple[str, list[tuple[int, str]]]:
     parser.feed(markup)
     parser.close()
     return _SPACE.sub(" ", parser.title).strip(), parser.blocks
+
+
+def html_block_parts(pieces: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
+    """The blocks of `html_blocks` on the pieces' markup joined, as each piece is read: a
+    block is complete once the markup after it began (the same parser reads every piece)."""
+    parser = _BlockParser()
+    for piece in pieces:
+        parser.feed(piece)
+        found, parser.blocks = parser.blocks, []
+        yield found
+    parser.close()
+    yield parser.blocks

@@ -20,9 +20,17 @@ import itertools
 import logging
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tray_reader.errors import DocumentError
+
+if TYPE_CHECKING:
+    from pypdf import PageObject, PdfReader
+
+log = logging.getLogger(__name__)
 
 EDGE_LINES = 2
 """Lines at the top and at the bottom of a page that may be a running head or foot."""
@@ -200,23 +208,21 @@ def _said_as_sections(blocks: list[str], headings: list[int]) -> list[str]:
     return out
 
 
-def read_pdf(path: Path) -> tuple[str, list[str]]:
-    """(the PDF's title, its paragraphs); DocumentError for an encrypted or scanned one."""
-    from pypdf import PdfReader
+FIRST_PAGES = 8
+"""A long PDF's reading starts once this many pages are read: their paragraphs, but for the
+last (it may go on over the page), are read while the rest is (`pdf_parts`)."""
+
+
+@contextmanager
+def _pdf_errors(path: Path) -> Iterator[None]:
+    """pypdf's errors on a damaged or protected file as a DocumentError the user can act on."""
     from pypdf.errors import PdfReadError
 
     # pypdf logs what it repairs ("EOF marker not found") to stderr; a damaged file's error
     # below says what matters, in words the user can act on.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
-        reader = PdfReader(str(path))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError(
-                f"{path} is encrypted with a password. Open it in a PDF viewer and save or print an "
-                "unprotected copy, then read that."
-            )
-        pages = [(page.extract_text() or "").splitlines() for page in reader.pages]
-        title = (reader.metadata.title if reader.metadata else None) or ""
+        yield
     except DocumentError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as e:
@@ -227,9 +233,70 @@ def read_pdf(path: Path) -> tuple[str, list[str]]:
                 f"{path} is encrypted in a way tray-reader cannot open. Save an unprotected copy."
             ) from e
         raise DocumentError(f"{path} could not be read as a PDF ({type(e).__name__}: {e}).") from e
+
+
+def _open(path: Path) -> PdfReader:
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(path))
+    if reader.is_encrypted and not reader.decrypt(""):
+        raise DocumentError(
+            f"{path} is encrypted with a password. Open it in a PDF viewer and save or print an "
+            "unprotected copy, then read that."
+        )
+    return reader
+
+
+def _lines(page: PageObject) -> list[str]:
+    return (page.extract_text() or "").splitlines()
+
+
+def _check_text(path: Path, pages: list[list[str]]) -> None:
     if not any(line.strip() for lines in pages for line in lines):
         raise DocumentError(
             f"{path} has no text layer (a scanned document?). Run text recognition on it first "
             "(for example: ocrmypdf in.pdf out.pdf), then read the result."
         )
+
+
+def read_pdf(path: Path) -> tuple[str, list[str]]:
+    """(the PDF's title, its paragraphs); DocumentError for an encrypted or scanned one."""
+    with _pdf_errors(path):
+        reader = _open(path)
+        pages = [_lines(page) for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or ""
+    _check_text(path, pages)
     return str(title).strip(), paragraphs(pages)
+
+
+def pdf_parts(path: Path) -> Iterator[list[str]]:
+    """The paragraphs of `read_pdf`, in parts, the first as soon as FIRST_PAGES pages are
+    read: their paragraphs but the last. Running heads, the typical line and the headings'
+    numbering are judged on those pages, then again on all of them: where the two differ
+    (a head first seen later), the rest starts at the first paragraph that differs, read
+    again as it really is (nothing is left out, nothing comes out of order)."""
+    with _pdf_errors(path):
+        reader = _open(path)
+        count = len(reader.pages)
+        pages: list[list[str]] = []
+        early: list[str] = []
+        judged = FIRST_PAGES
+        while len(pages) < count and not early:
+            pages.append(_lines(reader.pages[len(pages)]))
+            if len(pages) == judged < count:
+                early = paragraphs(pages)[:-1] if any(x.strip() for p in pages for x in p) else []
+                judged *= 2  # a first paragraph over many pages: judged again at 16, 32... pages
+    if early:
+        yield early
+    with _pdf_errors(path):
+        pages.extend(_lines(reader.pages[i]) for i in range(len(pages), count))
+    _check_text(path, pages)
+    whole = paragraphs(pages)
+    same = next(
+        (i for i, (a, b) in enumerate(zip(early, whole, strict=False)) if a != b), min(len(early), len(whole))
+    )
+    if same < len(early):
+        log.info(
+            "%s: the first pages' paragraphs differ from the whole's at %d; reading on from there", path, same
+        )
+    yield whole[same:]
