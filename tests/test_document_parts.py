@@ -186,6 +186,20 @@ def test_read_ahead_makes_the_next_part_before_it_is_asked_for():
     assert list(reading) == ["one", "two"]
 
 
+def test_read_ahead_waits_for_the_first_words_before_making_a_part():
+    made = threading.Event()
+
+    def parts():
+        made.set()
+        yield "two"
+
+    heard = threading.Event()
+    reading = read_ahead(parts(), heard)
+    assert not made.wait(timeout=0.3)  # the first part's words have the cores
+    heard.set()
+    assert made.wait(timeout=10) and list(reading) == ["two"]
+
+
 def test_a_reading_stopped_early_ends_the_read_ahead_thread():
     reading = read_ahead(iter(["one", "two", "three", "four"]))
     assert next(reading) == "one"

@@ -63,13 +63,13 @@ def _read_text(args_text: Sequence[str]) -> str:
 
 def _document_parts(file: str, start: str | None) -> Iterator[str]:
     """The document's text from ``start`` on, in parts: the first read now (a DocumentError
-    comes before the model loads), the rest made meanwhile (`documents.read_ahead`)."""
+    comes before the model loads), the rest as the reading goes (`speak.say`)."""
     from pathlib import Path
 
-    from tray_reader.documents import document_parts, read_ahead
+    from tray_reader.documents import document_parts
 
     parts = document_parts(Path(file), start)
-    return itertools.chain([next(parts)], read_ahead(parts))
+    return itertools.chain([next(parts)], parts)
 
 
 def _one_source(args: argparse.Namespace) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tray_reader import config
+from tray_reader.documents import read_ahead
 from tray_reader.errors import TextInputError, VoiceError
 from tray_reader.speech.engine import KokoroEngine
 from tray_reader.speech.synthesis import Synthesizer, fixed_voice
@@ -114,8 +116,14 @@ def say(
     skipped: list[str] = []
 
     def speech() -> Iterator[AudioChunk]:
-        for part in _parts(text):
-            yield from synth.stream(part, fixed_voice(pack, speed or 1.0), cancel)
+        heard = threading.Event()
+        parts = iter(_parts(text))
+        first = next(parts, "")
+        # The next parts are made while the first is read, once its first words are out.
+        for part in itertools.chain([first], read_ahead(parts, heard) if not isinstance(text, str) else ()):
+            for chunk in synth.stream(part, fixed_voice(pack, speed or 1.0), cancel):
+                yield chunk
+                heard.set()
             skipped.extend(frontend.last_skipped)  # each part's chunks start a new list
 
     cancel: threading.Event | None = None

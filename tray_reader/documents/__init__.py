@@ -270,36 +270,49 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
     """The blocks `load_document` finds in a Markdown text, in parts: its block structure is
     parsed whole first (a reference link's definition can be at the end; a fraction of the
     rendering's time), then the top-level blocks holding its first FIRST_PART_CHARS
-    characters are rendered and read, then the rest. Each part's inline text is parsed as the
-    whole document's would be, and one HTML parser reads the parts' markup in turn: the blocks
-    are the same."""
+    characters are rendered and read, then the rest, parsed again from its first line (a
+    top-level block begins there: nothing is open) so that the whole's structure is not kept
+    meanwhile. Each part's inline text is parsed with all the definitions, and one HTML
+    parser reads the parts' markup in turn: the blocks are the same."""
     from markdown_it.rules_core import StateCore
 
     from tray_reader.documents.html import html_block_parts
 
     md = _markdown()
     env: dict[str, Any] = {}
-    state = StateCore(_without_front_matter(markdown), md, env)
     rules = md.core.ruler.getRules("")
     structure = [rule for rule in rules if rule.__name__ in ("normalize", "block")]
-    for rule in structure:
-        rule(state)
-    tokens = state.tokens
-    cut, chars = len(tokens), 0
+
+    def parsed(source: str) -> tuple[str, list[Token]]:
+        state = StateCore(source, md, env)
+        for rule in structure:
+            rule(state)
+        return state.src, state.tokens
+
+    source, tokens = parsed(_without_front_matter(markdown))
+    cut, line, chars = len(tokens), None, 0
     for i, token in enumerate(tokens):
-        if token.level == 0 and token.nesting >= 0 and chars >= FIRST_PART_CHARS:
-            cut = i  # a top-level block begins: no list, quote or table is cut
+        if token.level == 0 and token.nesting >= 0 and token.map and chars >= FIRST_PART_CHARS:
+            cut, line = i, token.map[0]  # a top-level block begins: no list, quote or table is cut
             break
         chars += len(token.content)
+    first = tokens[:cut]
+    rest = "" if line is None else source.split("\n", line)[-1]
+    del tokens
 
     def rendered(part: list[Token]) -> str:
-        piece = StateCore(state.src, md, env, part)
+        piece = StateCore("", md, env, part)
         for rule in rules:
             if rule not in structure:
                 rule(piece)
         return _TASK_BOX.sub(r"\1", md.renderer.render(part, md.options, env))
 
-    yield from html_block_parts(rendered(part) for part in (tokens[:cut], tokens[cut:]))
+    def markup() -> Iterator[str]:
+        yield rendered(first)
+        if line is not None:
+            yield rendered(parsed(rest)[1])
+
+    yield from html_block_parts(markup())
 
 
 def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
@@ -334,11 +347,12 @@ def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
 _END = object()
 
 
-def read_ahead(parts: Iterator[str]) -> Iterator[str]:
+def read_ahead(parts: Iterator[str], begin: threading.Event | None = None) -> Iterator[str]:
     """``parts`` with the next one made on a thread of its own while the one before is read
-    (a long document's rest is extracted during its first part). What making a part raises
-    is raised where it would have come; a reading stopped early leaves the thread to end
-    at the next part."""
+    (a long document's rest is extracted during its first part), from when ``begin`` is set
+    (the first words are heard: until then the reading has the cores). What making a part
+    raises is raised where it would have come; a reading stopped early leaves the thread
+    to end at the next part."""
     ready: queue.Queue[object] = queue.Queue(maxsize=1)
     stopped = threading.Event()
 
@@ -352,6 +366,9 @@ def read_ahead(parts: Iterator[str]) -> Iterator[str]:
         return False
 
     def make() -> None:
+        while begin is not None and not begin.wait(0.1):
+            if stopped.is_set():
+                return
         try:
             for part in parts:
                 if not hand(part):
