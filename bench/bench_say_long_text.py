@@ -21,8 +21,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import textwrap
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
