@@ -120,7 +120,9 @@ def _long_markdown() -> str:
     return MARKDOWN + "\n".join(sections) + "\n[far]: https://example.org/far\n"
 
 
-def test_markdown_read_in_parts_is_the_whole_document_s_text(tmp_path):
+@pytest.mark.parametrize("piece_chars", [documents.PIECE_CHARS, 300])
+def test_markdown_read_in_parts_is_the_whole_document_s_text(tmp_path, monkeypatch, piece_chars):
+    monkeypatch.setattr(documents, "PIECE_CHARS", piece_chars)  # the rest parsed in one piece, or many
     path = tmp_path / "notes.md"
     path.write_text(_long_markdown())
     parts = list(document_parts(path))
@@ -147,7 +149,7 @@ def test_markdown_s_first_part_comes_before_the_rest_is_rendered(tmp_path, monke
     parts = document_parts(path)
     assert next(parts) and len(rendered) == 1
     next(parts)
-    assert len(rendered) == 2 and rendered[0] < rendered[1]
+    assert len(rendered) == 2 and rendered[0] < rendered[1]  # the rest: under PIECE_CHARS here
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".html"])

@@ -8,6 +8,7 @@ blocks, which the front end reads with a paragraph's pause between them.
 from __future__ import annotations
 
 import codecs
+import itertools
 import queue
 import re
 import threading
@@ -264,16 +265,20 @@ def _markdown() -> MarkdownIt:
 FIRST_PART_CHARS = 3000
 """A long Markdown document's reading starts once the blocks holding its first this many
 characters are rendered; the rest is rendered while they are read (`document_parts`)."""
+PIECE_CHARS = 100_000
+"""The rest of a long Markdown document is parsed and rendered this many characters at a
+time (at the next top-level block), so that only one piece's parse is held at once."""
 
 
 def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
-    """The blocks `load_document` finds in a Markdown text, in parts: its block structure is
-    parsed whole first (a reference link's definition can be at the end; a fraction of the
-    rendering's time), then the top-level blocks holding its first FIRST_PART_CHARS
-    characters are rendered and read, then the rest, parsed again from its first line (a
-    top-level block begins there: nothing is open) so that the whole's structure is not kept
-    meanwhile. Each part's inline text is parsed with all the definitions, and one HTML
-    parser reads the parts' markup in turn: the blocks are the same."""
+    """The blocks `load_document` finds in a Markdown text, in two parts: its block
+    structure is parsed whole first (a reference link's definition can be at the end; a
+    fraction of the rendering's time) to find where top-level blocks begin, then the blocks
+    holding its first FIRST_PART_CHARS characters are rendered and read, then the rest,
+    parsed again in pieces cut where top-level blocks begin (nothing is open there: no list,
+    quote, table or fenced code is cut) so that the whole's structure is not kept meanwhile.
+    Each piece's inline text is parsed with all the definitions, and one HTML parser reads
+    the pieces' markup in turn: the blocks are the same."""
     from markdown_it.rules_core import StateCore
 
     from tray_reader.documents.html import html_block_parts
@@ -290,14 +295,15 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
         return state.src, state.tokens
 
     source, tokens = parsed(_without_front_matter(markdown))
-    cut, line, chars = len(tokens), None, 0
+    cuts: list[int] = []  # the tokens where each piece begins, after the first
+    chars, limit = 0, FIRST_PART_CHARS
     for i, token in enumerate(tokens):
-        if token.level == 0 and token.nesting >= 0 and token.map and chars >= FIRST_PART_CHARS:
-            cut, line = i, token.map[0]  # a top-level block begins: no list, quote or table is cut
-            break
+        if token.level == 0 and token.nesting >= 0 and token.map and chars >= limit:
+            cuts.append(i)
+            chars, limit = 0, PIECE_CHARS
         chars += len(token.content)
-    first = tokens[:cut]
-    rest = "" if line is None else source.split("\n", line)[-1]
+    first = tokens[: cuts[0] if cuts else len(tokens)]
+    lines = [token.map[0] for token in (tokens[i] for i in cuts) if token.map]
     del tokens
 
     def rendered(part: list[Token]) -> str:
@@ -309,10 +315,14 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
 
     def markup() -> Iterator[str]:
         yield rendered(first)
-        if line is not None:
-            yield rendered(parsed(rest)[1])
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in source.split("\n"))]
+        bounds = [starts[line] for line in lines]
+        for begin, end in itertools.pairwise([*bounds, len(source)]):
+            yield rendered(parsed(source[begin:end])[1])
 
-    yield from html_block_parts(markup())
+    pieces = html_block_parts(markup())
+    yield next(pieces)
+    yield [block for piece in pieces for block in piece]
 
 
 def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
