@@ -208,3 +208,29 @@ def test_say_speaks_in_the_settings_voice_before_the_one_voice_use_chose(
     assert ("voice = 'nobody': Unknown voice" in capsys.readouterr().err) == warned
     _, given, _ = speak.one_shot_synthesizer("af_sky", None, 1)  # --voice comes first
     assert np.array_equal(given, model_files.stock_pack("af_sky"))
+
+
+def test_say_reads_a_document_s_parts_in_turn_and_reports_what_each_skipped(tmp_path, monkeypatch, capsys):
+    import numpy as np
+    import soundfile
+
+    from tray_reader import speak
+    from tray_reader.speech.types import AudioChunk
+
+    read: list[str] = []
+
+    class Synth:
+        frontend = type("FrontEnd", (), {"last_skipped": []})()
+
+        def stream(self, text, voice, cancel=None):
+            read.append(text)
+            self.frontend.last_skipped = [f"skipped in {text}"]
+            yield AudioChunk(np.zeros(2400, dtype=np.float32), 0)
+
+    monkeypatch.setattr(speak, "one_shot_synthesizer", lambda *a: (Synth(), np.zeros(1), 1.0))
+    out = tmp_path / "out.wav"
+    speak.say(iter(["First part.", "Second part.", "Third."]), None, None, str(out), None)
+    assert read == ["First part.", "Second part.", "Third."]
+    assert soundfile.info(str(out)).frames == 3 * 2400
+    err = capsys.readouterr().err
+    assert all(f"skipped in {part}" in err for part in read)
