@@ -216,13 +216,18 @@ class Desktop:
     def set_selection(self, which: str, text: str) -> None:
         """Own PRIMARY/CLIPBOARD with `text` (xsel forks a child that keeps serving it)."""
         subprocess.run(
-            ["xsel", f"--{which}", "--input"], input=text.encode(), env=self.env, check=True, timeout=5
+            ["xsel", f"--{which}", "--input"], input=text.encode(), env=self.env, check=True, timeout=20
         )
-        wait_for(lambda: self.get_selection(which) == text, 5, f"{which} to read back")
+        wait_for(lambda: self.get_selection(which) == text, 20, f"{which} to read back")
 
     def get_selection(self, which: str) -> str:
+        """The selection's text ("" if its owner did not answer within 2 s: asked again by
+        `wait_for`; on a loaded machine an answer can take longer than one try allows)."""
         return subprocess.run(
-            ["xsel", f"--{which}", "--output"], env=self.env, capture_output=True, timeout=5
+            ["xsel", f"--{which}", "--output", "--selectionTimeout", "2000"],
+            env=self.env,
+            capture_output=True,
+            timeout=20,
         ).stdout.decode()
 
     def clear_selection(self, which: str) -> None:
