@@ -126,8 +126,18 @@ def test_ctrl_c_during_say_stops_it_cleanly_and_leaves_no_file(tmp_path):
     out = tmp_path / "book.wav"
     book = tmp_path / "book.txt"
     book.write_text("This is a long text that keeps going, sentence after sentence. " * 2000)
+    # A shell runs a command in the background with SIGINT ignored, and the child would inherit
+    # that (as a run of this suite started with `&` does): the child gets a terminal's default.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([EXE, "say", "--out", str(out), "-f", str(book)], stderr=subprocess.PIPE)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Not a timing test: the limits only stop a hung run (a loaded machine is slow to answer).
-    with subprocess.Popen([EXE, "say", "--out", str(out), "-f", str(book)], stderr=subprocess.PIPE) as proc:
+    with proc:
         try:
             deadline = time.monotonic() + 120
             while not (_temporary(out).exists() and _temporary(out).stat().st_size > 4096):
