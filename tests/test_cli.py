@@ -128,7 +128,7 @@ def test_run_with_a_settings_folder_or_a_file_in_no_folder_says_so(tmp_path, mon
     assert cli.main(["run", "--settings", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert cli.main(["run", "--settings", str(tmp_path / "none" / "s.toml")]) == 2
-    assert "there is no folder" in capsys.readouterr().err
+    assert "is not a directory; create it first" in capsys.readouterr().err
     assert started == []
     # A file not made yet, in a folder that is there, is the daemon's to write with the defaults.
     assert cli.main(["run", "--settings", str(tmp_path / "s.toml")]) == 0

@@ -234,15 +234,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tray_reader import daemon
+    from tray_reader.files import output_place_problem
 
     settings = Path(args.settings) if args.settings else None
-    if settings is not None and (settings.is_dir() or not settings.parent.is_dir()):
-        # A settings file given by hand is read, or written with the defaults where it does
-        # not exist yet: neither can happen in a folder, or where there is no folder for it.
-        where = (
-            "is a folder" if settings.is_dir() else f"cannot be made: there is no folder {settings.parent}"
-        )
-        raise TrayReaderError(f"--settings {settings} {where}; give a settings file (FILE.toml)")
+    # A settings file given by hand is read, or written with the defaults where it does not
+    # exist yet: the same places a written file cannot go cannot hold it.
+    if settings is not None and (problem := output_place_problem(settings, "settings.toml")):
+        raise TrayReaderError(f"--settings: {problem}")
     return daemon.run_daemon(settings)
 
 
