@@ -54,8 +54,8 @@ class FakeEngine:
 
 
 class FakePipeline:
-    """0.1 s of tone per word, one chunk per word; records the voice/speed used per chunk
-    and the engine's pitch each chunk was made at."""
+    """0.1 s (`word_seconds`) of tone per word, one chunk per word; records the voice/speed
+    used per chunk and the engine's pitch each chunk was made at."""
 
     def __init__(self, gate: threading.Event) -> None:
         self.gate = gate
@@ -65,8 +65,9 @@ class FakePipeline:
         """Clear the gate after this many chunks (to change things mid-request)."""
         self.texts: list[str] = []
         self.used: list[tuple[float, float]] = []
+        self.word_seconds = 0.1
 
-    def stream(self, text: str, voice, cancel: threading.Event) -> Iterator[AudioChunk]:
+    def stream(self, text: str, voice, cancel: threading.Event, keep: bool = True) -> Iterator[AudioChunk]:
         self.texts.append(text)
         for i, _word in enumerate(text.split()):
             self.gate.wait(5)
@@ -77,7 +78,7 @@ class FakePipeline:
             self.pitches.append(self.engine.prosody.pitch)
             if self.hold_after is not None and len(self.used) >= self.hold_after:
                 self.gate.clear()
-            t = np.arange(SAMPLE_RATE // 10) / SAMPLE_RATE
+            t = np.arange(int(SAMPLE_RATE * self.word_seconds)) / SAMPLE_RATE
             yield AudioChunk((0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), sentence=i // 3)
 
 

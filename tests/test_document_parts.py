@@ -210,3 +210,90 @@ def test_a_reading_stopped_early_ends_the_read_ahead_thread():
         if thread.name == "tray-reader-document":
             thread.join(timeout=5)
             assert not thread.is_alive()
+
+
+def test_a_stop_ends_a_pdf_s_parts_before_its_next_page(tmp_path, monkeypatch):
+    path = write_pdf(tmp_path / "book.pdf", _book_pages())
+    stop = threading.Event()
+    read = []
+    lines = pdf_module._lines
+
+    def reading(page):
+        read.append(page)
+        if len(read) == pdf_module.FIRST_PAGES + 2:
+            stop.set()  # the reading is stopped while this page is read
+        return lines(page)
+
+    monkeypatch.setattr(pdf_module, "_lines", reading)
+    parts = document_parts(path, stop=stop)
+    assert next(parts)
+    assert list(parts) == [] and len(read) == pdf_module.FIRST_PAGES + 2 < PAGES
+    # Stopped before its first part: no part, and no "holds no text" either.
+    read.clear()
+    assert documents.document_reading(path, stop=stop) is None and read == []
+
+
+def test_a_stop_ends_markdown_s_parts_before_its_next_piece(tmp_path, monkeypatch):
+    monkeypatch.setattr(documents, "PIECE_CHARS", 300)
+    path = tmp_path / "notes.md"
+    path.write_text(_long_markdown())
+    stop = threading.Event()
+    rendered: list[int] = []
+    make = documents._markdown
+
+    def counting():
+        md = make()
+        render = md.renderer.render
+
+        def stopping(tokens, *a):
+            rendered.append(len(tokens))
+            if len(rendered) == 2:
+                stop.set()  # while the rest's first piece is rendered
+            return render(tokens, *a)
+
+        md.renderer.render = stopping
+        return md
+
+    monkeypatch.setattr(documents, "_markdown", counting)
+    parts = document_parts(path, stop=stop)
+    assert next(parts)
+    assert list(parts) == [] and len(rendered) == 2  # of many pieces
+
+
+def test_parts_ahead_is_given_up_on_at_once_and_its_making_ends_at_the_next_part():
+    go, closed = threading.Event(), threading.Event()
+
+    def parts():
+        try:
+            go.wait(10)  # a long page
+            yield "two"
+            yield "three"
+        finally:
+            closed.set()
+
+    ahead = documents.PartsAhead(parts())
+    ahead.begin()
+    cancel = threading.Event()
+    cancel.set()
+    assert ahead.take(cancel) is None and ahead.loading  # the part is not waited for
+    ahead.close()
+    assert not ahead.loading
+    go.set()
+    assert closed.wait(10)  # the making ended at its next part, the generator closed
+    assert ahead.take() is None
+
+
+def test_document_reading_gives_the_first_part_now_and_the_rest_once_begun(tmp_path, monkeypatch):
+    path = write_pdf(tmp_path / "book.pdf", _book_pages())
+    read = []
+    lines = pdf_module._lines
+    monkeypatch.setattr(pdf_module, "_lines", lambda page: read.append(page) or lines(page))
+    made = documents.document_reading(path)
+    assert made is not None
+    first, rest = made
+    assert len(read) == pdf_module.FIRST_PAGES and rest.loading and rest.separator == BLOCK_SEPARATOR
+    rest.begin()
+    second = rest.take()
+    assert second is not None and rest.take() is None and not rest.loading
+    assert BLOCK_SEPARATOR.join([first, second]) == load_document(path).text
+    rest.close()

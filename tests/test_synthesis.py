@@ -256,6 +256,9 @@ def test_a_read_keeps_its_first_chunk_for_the_next_read_of_the_same_text(engine,
     # Another text replaces it.
     list(synth.stream("Something else.", voice))
     assert synth.prepared_text == "Something else."
+    # A document's later part is never read alone: what is kept stays.
+    list(synth.stream("A later part.", voice, keep=False))
+    assert synth.prepared_text == "Something else."
 
 
 def test_a_prepared_text_starts_with_its_ready_audio_and_loses_nothing(engine, phonemizer):

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from tray_reader.errors import ModelFileError
+from tray_reader.speech.timings import WordTiming
 from tray_reader.speech.types import AudioChunk
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechWorker, WorkerState
 
@@ -346,4 +347,113 @@ def test_a_failing_release_leaves_the_worker_reading():
     w.submit(ReadRequest("bb"))
     wait_for(lambda: sink.finished == 2)
     assert words(sink) == [1, 2] and w.state is WorkerState.IDLE
+    w.shutdown()
+
+
+class SentencePipeline:
+    """One piece per sentence (text up to a full stop), as the real synthesiser gives them:
+    its index, its span, its first word's timing, and on the first piece the text given."""
+
+    def __init__(self) -> None:
+        self.streamed: list[tuple[str, bool]] = []
+
+    def stream(self, text, voice, cancel, keep=True):
+        import re
+
+        self.streamed.append((text, keep))
+        for i, found in enumerate(re.finditer(r"[^.\s][^.]*\.", text)):
+            word = (found.start(), found.start() + len(found.group().split()[0]))
+            yield AudioChunk(
+                np.zeros(10, np.float32),
+                i,
+                words=(WordTiming(0, 5, word),),
+                sentence_span=found.span(),
+                text=text if i == 0 else None,
+            )
+
+
+class ListedRest:
+    """A text's later parts, from a list (documents.PartsAhead makes them from a document)."""
+
+    separator = "\n\n"
+
+    def __init__(self, parts: list[str]) -> None:
+        self.parts = list(parts)
+        self.begun = threading.Event()
+        self.closed = threading.Event()
+
+    def begin(self) -> None:
+        self.begun.set()
+
+    def take(self, cancel):
+        if isinstance(self.parts[0] if self.parts else None, Exception):
+            raise self.parts.pop(0)
+        return self.parts.pop(0) if self.parts else None
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+def test_a_text_with_a_rest_is_read_as_one_text_that_grows():
+    sink, pipeline = RecordingSink(), SentencePipeline()
+    w = make_worker(pipeline, sink)
+    rest = ListedRest(["Four is here. Five.", "Six at last."])
+    w.submit(ReadRequest("One. Two words. Three.", rest=rest))
+    wait_for(lambda: sink.finished == 1 and rest.closed.is_set())
+    whole = "One. Two words. Three.\n\nFour is here. Five.\n\nSix at last."
+    said = [whole[slice(*c.sentence_span)] for c in sink.played]
+    assert said == ["One.", "Two words.", "Three.", "Four is here.", "Five.", "Six at last."]
+    assert [c.sentence for c in sink.played] == [0, 1, 2, 3, 4, 5]
+    assert [whole[slice(*c.words[0].span)] for c in sink.played] == [
+        "One.",
+        "Two",
+        "Three.",
+        "Four",
+        "Five.",
+        "Six",
+    ]
+    # Each part's first piece brings the text so far: the timeline's text grows, its spans hold.
+    assert [c.text for c in sink.played] == [
+        "One. Two words. Three.",
+        None,
+        None,
+        "One. Two words. Three.\n\nFour is here. Five.",
+        None,
+        whole,
+    ]
+    assert pipeline.streamed == [
+        ("One. Two words. Three.", True),
+        ("Four is here. Five.", False),  # a later part's first chunk is not kept for a re-read
+        ("Six at last.", False),
+    ]
+    assert w.last_request.text == whole and sink.finished == 1  # one read, one end
+    w.shutdown()
+
+
+def test_a_rest_that_cannot_be_made_is_told_and_what_was_read_plays_out():
+    from tray_reader.errors import DocumentError
+
+    sink, errors = RecordingSink(), []
+    w = SpeechWorker(lambda: SentencePipeline(), sink, lambda: (None, 1.0), on_error=errors.append)
+    w.start()
+    rest = ListedRest(["Two.", DocumentError("book.pdf is not a readable PDF (page 10).")])
+    w.submit(ReadRequest("One.", rest=rest))
+    wait_for(lambda: sink.finished == 1 and rest.closed.is_set())
+    assert errors == ["book.pdf is not a readable PDF (page 10)."]
+    assert len(sink.played) == 2 and w.state is WorkerState.IDLE
+    w.shutdown()
+
+
+def test_a_stop_closes_the_rest_of_the_text_being_read_and_of_one_queued():
+    gate = threading.Event()
+    sink = RecordingSink()
+    w = make_worker(SlowPipeline(gate=gate), sink)
+    reading, queued = ListedRest(["never read"]), ListedRest(["nor this"])
+    w.submit(ReadRequest("one two", rest=reading))
+    w.submit(ReadRequest("three", Mode.QUEUE, rest=queued))
+    w.stop()
+    assert queued.closed.is_set()  # dropped from the queue, its making ended
+    gate.set()
+    wait_for(lambda: reading.closed.is_set())
+    assert reading.parts == ["never read"] and words(sink) == []
     w.shutdown()

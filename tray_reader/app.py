@@ -8,6 +8,8 @@ Threads and what they own:
   control-socket     answers `tray-reader ctl` requests
   settings-watch     re-reads settings.toml when it changes
   selection-prepare  prepares a settled selection's first words (preparation.py)
+  app-document       reads in a document chosen in the tray (its first part can take
+                     seconds: the actions after it do not wait)
   app-signals        turns SIGTERM/SIGINT into a quit (the GUI loop runs in C, so Python
                      signal handlers would wait; the wakeup fd does not)
 
@@ -30,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -47,6 +49,9 @@ from tray_reader.speech.types import AudioSink, Prosody
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
 from tray_reader.states import AppState
 from tray_reader.tray import TrayModel, TrayView
+
+if TYPE_CHECKING:
+    from tray_reader.documents import PartsAhead
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +159,18 @@ class Parts:
 
 
 @dataclass
+class DocumentReading:
+    """The document being read in and read (one at a time)."""
+
+    path: str
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set once it is no longer wanted (a stop, another read now, the read's end): none of
+    its parts is made or read after."""
+    rest: PartsAhead | None = None
+    """Its later parts, from when its first is read in and given to the worker."""
+
+
+@dataclass
 class Timings:
     """Monotonic timestamps of the last hotkey read, for latency figures."""
 
@@ -236,6 +253,7 @@ class App:
         """The loaded pipeline's engine, whose pitch the voice sets (None until loaded)."""
         self.timings = Timings()
         self.last_text = ""
+        self._document: DocumentReading | None = None
         self._pause_wanted = False
         self._actions: queue.Queue[tuple[str, str, float] | None] = queue.Queue(ACTION_QUEUE)
         self._quit = threading.Event()
@@ -326,6 +344,7 @@ class App:
             "problems": self.problems,
             "desktop": self.parts.notes,
             "last_text": self.last_text[:200],
+            "document": self._document_status(),
             "prepare_selection": self.settings.prepare_selection,
             "prepared_chars": len(self.worker.prepared_text or ""),
             "preparing_chars": len(self.worker.preparing_text or ""),
@@ -340,6 +359,14 @@ class App:
                 "prepared": self.worker.last_served_prepared,
             },
         }
+
+    def _document_status(self) -> dict[str, Any] | None:
+        """The document being read: its path, and whether parts of it are still being read
+        in (its first: nothing of it is read yet; its rest: it is being read)."""
+        document = self._document
+        if document is None or document.stop.is_set():
+            return None
+        return {"path": document.path, "loading": document.rest is None or document.rest.loading}
 
     def _on_worker_state(self, state: WorkerState) -> None:
         if state is WorkerState.IDLE:
@@ -361,8 +388,12 @@ class App:
         """Run one command of the table; returns the status, raises a TrayReaderError for the user."""
         if cmd not in COMMANDS:
             raise ControlError(f"unknown command {cmd!r}")
+        command = COMMANDS[cmd]
+        if not command.locked:
+            command.run(self, args)  # takes the lock itself to act
         with self._lock:
-            COMMANDS[cmd].run(self, args)
+            if command.locked:
+                command.run(self, args)
             reply = self.status()
         self.parts.tray.refresh()
         return reply
@@ -371,21 +402,62 @@ class App:
         self._submit(Mode.NOW, text, pressed)
 
     def read_document(self, path: str, start: str | None = None) -> None:
-        """Read the document at ``path`` (from ``start``: see documents.chapters_from) now."""
-        from tray_reader.documents import load_document, text_from
+        """Read the document at ``path`` (from ``start``: see documents.chapters_from) now.
 
-        self.read(text_from(load_document(Path(path)), start))
+        Called without the command lock (commands.py): its first part is read in on this
+        thread while other commands are served, then read; its rest is read in meanwhile
+        and read on as one text (`ReadRequest.rest`). A stop or another read now that comes
+        while the first part is read in wins: the document is not read."""
+        from tray_reader.documents import document_reading
+
+        with self._lock:
+            self._check_ready()  # before the file is read
+            self._end_document()
+            document = self._document = DocumentReading(path)
+        try:
+            made = document_reading(Path(path), start, document.stop)
+        except BaseException:
+            with self._lock:
+                if self._document is document:
+                    self._document = None
+            raise
+        with self._lock:
+            if made is None or self._document is not document:
+                if made is not None:
+                    made[1].close()
+                log.info("%s: not read, a stop or another read came while it was read in", path)
+                return
+            first, document.rest = made
+            try:
+                self._submit(Mode.NOW, first, None, document)
+            except BaseException:
+                self._end_document()
+                raise
 
     def queue(self, text: str | None, pressed: float | None = None) -> None:
         self._submit(Mode.QUEUE, text, pressed)
 
-    def _submit(self, mode: Mode, text: str | None, pressed: float | None) -> None:
+    def _check_ready(self) -> None:
         if not self.worker.ready.is_set():
             raise TrayReaderError(
                 "The voice model is still loading; try again in a moment."
                 if self.worker.error is None
                 else f"The voice model failed to load: {self.worker.error} (run `tray-reader doctor`)."
             )
+
+    def _end_document(self, keep: DocumentReading | None = None) -> None:
+        """The document being read in or read (but ``keep``) is no longer wanted: none of
+        its parts is made or read after this."""
+        document = self._document
+        if document is not None and document is not keep:
+            document.stop.set()
+            self._document = keep
+
+    def _submit(
+        self, mode: Mode, text: str | None, pressed: float | None, document: DocumentReading | None = None
+    ) -> None:
+        """Give the worker a read (of ``document``'s first part, and its rest)."""
+        self._check_ready()
         self.timings = Timings(pressed=pressed)
         if text is None:
             text = self.parts.selection.read()
@@ -395,7 +467,9 @@ class App:
         self.last_text = text
         if mode is Mode.NOW:
             self._pause_wanted = False
-        if not self.worker.submit(ReadRequest(text, mode)):
+            self._end_document(keep=document)
+        rest = document.rest if document is not None else None
+        if not self.worker.submit(ReadRequest(text, mode, rest=rest)):
             raise TrayReaderError("The reading queue is full; stop or wait, then try again.")
         self.timings.submitted = time.monotonic()
 
@@ -417,6 +491,7 @@ class App:
 
     def stop(self) -> None:
         self._pause_wanted = False
+        self._end_document()
         self.worker.stop()
 
     def next(self) -> None:
@@ -461,13 +536,16 @@ class App:
             item = self._actions.get()
             if item is None:
                 return
-            action, argument, when = item
-            try:
-                self._run_action(action, argument, when)
-            except SelectionError as e:
-                self._notify("Nothing to read", str(e))
-            except TrayReaderError as e:
-                self._notify("tray-reader", str(e))
+            self._reporting(self._run_action, *item)
+
+    def _reporting(self, run: Callable[..., object], *args: Any) -> None:
+        """Run an action no one waits on: what it refuses is said in a notification."""
+        try:
+            run(*args)
+        except SelectionError as e:
+            self._notify("Nothing to read", str(e))
+        except TrayReaderError as e:
+            self._notify("tray-reader", str(e))
 
     def _run_action(self, action: str, argument: str, when: float) -> None:
         if action in ("read", "queue"):
@@ -487,6 +565,15 @@ class App:
             s = self.settings
             style = CaptionStyle(s.reading_font_size, s.reading_high_contrast, s.reading_on_top)
             self.parts.reading_window(PlayerCaption(self.parts.player, lambda: self.last_text), style)
+        elif action == "document":
+            # Read in on a thread of its own: a key pressed while a long document's first
+            # part is read in is not kept waiting for it.
+            threading.Thread(
+                target=self._reporting,
+                args=(self.dispatch, action, [argument]),
+                name="app-document",
+                daemon=True,
+            ).start()
         elif action == "open_document" and self.parts.choose_document is not None:
             self.parts.choose_document(
                 lambda path: self._queue_action("document", str(path), time.monotonic())
@@ -608,6 +695,7 @@ class App:
     def shutdown(self) -> None:
         self.on_ending()
         self._quit.set()
+        self._end_document()
         with contextlib.suppress(Exception):
             self.parts.hotkeys.stop()
         if self._stop_watching is not None:

@@ -25,7 +25,9 @@ class Controls(Protocol):
         """Read ``text`` (None: the selection) after what is queued."""
 
     def read_document(self, path: str, start: str | None = None) -> None:
-        """Read the document at ``path`` (absolute) now, from ``start`` (documents.chapters_from)."""
+        """Read the document at ``path`` (absolute) now, from ``start`` (documents.chapters_from);
+        returns once its first part is read in (what reading it raises is raised here), the
+        rest read in while it is read."""
 
     def pause(self) -> None: ...
     def resume(self) -> None: ...
@@ -47,6 +49,9 @@ class Command:
     run: Callable[[Controls, list[str]], None]
     """Acts on the controls with the checked arguments; raises a TrayReaderError for the user."""
     help: str
+    locked: bool = True
+    """Runs holding the app's command lock, one such command at a time. A document is read
+    in without it (other commands are served meanwhile) and takes it only to act."""
 
 
 def _text(args: list[str]) -> str | None:
@@ -67,7 +72,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "queue": Command(0, 1, lambda c, a: c.queue(_text(a)), "[TEXT|-]: read it after what is queued"),
     "document": Command(
-        1, 2, _document, "FILE [N|chapter:N]: read a document now, from sentence or chapter N"
+        1, 2, _document, "FILE [N|chapter:N]: read a document now, from sentence or chapter N", locked=False
     ),
     "pause": Command(0, 0, lambda c, a: c.pause(), "pause"),
     "resume": Command(0, 0, lambda c, a: c.resume(), "resume where it paused"),

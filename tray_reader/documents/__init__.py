@@ -29,6 +29,8 @@ __all__ = [
     "DocumentError",
     "load_document",
     "document_parts",
+    "document_reading",
+    "PartsAhead",
     "read_ahead",
     "SUFFIXES",
     "chapters_from",
@@ -270,7 +272,7 @@ PIECE_CHARS = 100_000
 time (at the next top-level block), so that only one piece's parse is held at once."""
 
 
-def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
+def _markdown_parts(markdown: str, stop: threading.Event | None = None) -> Iterator[list[tuple[int, str]]]:
     """The blocks `load_document` finds in a Markdown text, in two parts: its block
     structure is parsed whole first (a reference link's definition can be at the end; a
     fraction of the rendering's time) to find where top-level blocks begin, then the blocks
@@ -278,7 +280,8 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
     parsed again in pieces cut where top-level blocks begin (nothing is open there: no list,
     quote, table or fenced code is cut) so that the whole's structure is not kept meanwhile.
     Each piece's inline text is parsed with all the definitions, and one HTML parser reads
-    the pieces' markup in turn: the blocks are the same."""
+    the pieces' markup in turn: the blocks are the same. Once ``stop`` is set, no further
+    piece is rendered (the rest comes cut short; `document_parts` does not hand it on)."""
     from markdown_it.rules_core import StateCore
 
     from tray_reader.documents.html import html_block_parts
@@ -318,6 +321,8 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
         starts = [0, *itertools.accumulate(len(line) + 1 for line in source.split("\n"))]
         bounds = [starts[line] for line in lines]
         for begin, end in itertools.pairwise([*bounds, len(source)]):
+            if stop is not None and stop.is_set():
+                return
             yield rendered(parsed(source[begin:end])[1])
 
     pieces = html_block_parts(markup())
@@ -325,12 +330,16 @@ def _markdown_parts(markdown: str) -> Iterator[list[tuple[int, str]]]:
     yield [block for piece in pieces for block in piece]
 
 
-def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
+def document_parts(
+    path: Path, start: str | None = None, stop: threading.Event | None = None
+) -> Iterator[str]:
     """`text_from(load_document(path), start)` in parts that join with BLOCK_SEPARATOR into
     it, each ending with a block. A PDF's first part comes once its first pages are read
     (`pdf.pdf_parts`), a Markdown document's once its first blocks are rendered; the rest
     when all is. Other documents, and reading from a ``start`` (its sentence is counted, and
-    a chapter's checked, in the whole document), come in one part."""
+    a chapter's checked, in the whole document), come in one part. Once ``stop`` is set (the
+    reading was stopped), a PDF's next page is not read nor a Markdown document's next piece
+    rendered: the parts end there."""
     path = Path(path)
     suffix = path.suffix.lower()
     if start or suffix not in (".pdf", ".md", ".markdown"):
@@ -342,63 +351,138 @@ def document_parts(path: Path, start: str | None = None) -> Iterator[str]:
         from tray_reader.documents.pdf import pdf_parts
 
         _check_size(path, MAX_PACKED_BYTES)
-        parts = pdf_parts(path)
+        parts = pdf_parts(path, stop)
     else:
-        parts = ([text for _, text in blocks] for blocks in _markdown_parts(_read_text(path)))
+        parts = ([text for _, text in blocks] for blocks in _markdown_parts(_read_text(path), stop))
     found = False
     for blocks in parts:
+        if stop is not None and stop.is_set():
+            return  # what was made meanwhile may be cut short
         if blocks:
             found = True
             yield BLOCK_SEPARATOR.join(blocks)
-    if not found:
+    if not found and not (stop is not None and stop.is_set()):
         raise DocumentError(f"{path} holds no text to read.")
 
+
+POLL = 0.1
+"""Seconds between looks at a stop while waiting for a part, or for the first words."""
 
 _END = object()
 
 
-def read_ahead(parts: Iterator[str], begin: threading.Event | None = None) -> Iterator[str]:
-    """``parts`` with the next one made on a thread of its own while the one before is read
-    (a long document's rest is extracted during its first part), from when ``begin`` is set
-    (the first words are heard: until then the reading has the cores). What making a part
-    raises is raised where it would have come; a reading stopped early leaves the thread
-    to end at the next part."""
-    ready: queue.Queue[object] = queue.Queue(maxsize=1)
-    stopped = threading.Event()
+class PartsAhead:
+    """A document's parts after its first (`document_parts`), each made on a thread of its
+    own while the one before is read, from `begin()` on (the first words are out: until then
+    the reading has the cores). What making a part raises is raised by `take` where the
+    part would have come. `close()` (the reading ended or was stopped) ends the making at
+    its next page or piece, when ``stop`` is the event `document_parts` was given, and no
+    part is taken after it."""
 
-    def hand(item: object) -> bool:
-        while not stopped.is_set():
+    separator = BLOCK_SEPARATOR
+    """What joins a part to the text before it."""
+
+    def __init__(
+        self, parts: Iterator[str], stop: threading.Event | None = None, begin: threading.Event | None = None
+    ) -> None:
+        self._parts = parts
+        self._stop = stop if stop is not None else threading.Event()
+        self._begin = begin if begin is not None else threading.Event()
+        self._ready: queue.Queue[object] = queue.Queue(maxsize=1)
+        self._made = threading.Event()
+        self._ended = False
+        threading.Thread(target=self._make, name="tray-reader-document", daemon=True).start()
+
+    @property
+    def loading(self) -> bool:
+        """Parts are still to be made (the reading goes on)."""
+        return not self._made.is_set() and not self._stop.is_set()
+
+    def begin(self) -> None:
+        """The first words are out: make the rest now."""
+        self._begin.set()
+
+    def close(self) -> None:
+        """No more parts are wanted."""
+        self._stop.set()
+
+    def take(self, cancel: threading.Event | None = None) -> str | None:
+        """The next part once it is made; None when there are no more, or once `close()`
+        was called or ``cancel`` is set."""
+        while not self._ended:
+            if self._stop.is_set() or (cancel is not None and cancel.is_set()):
+                return None
             try:
-                ready.put(item, timeout=0.1)
+                part = self._ready.get(timeout=POLL)
+            except queue.Empty:
+                continue
+            if isinstance(part, BaseException):
+                self._ended = True
+                raise part
+            if part is _END:
+                self._ended = True
+                break
+            return cast(str, part)
+        return None
+
+    def _hand(self, item: object) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._ready.put(item, timeout=POLL)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def make() -> None:
-        while begin is not None and not begin.wait(0.1):
-            if stopped.is_set():
-                return
+    def _make(self) -> None:
         try:
-            for part in parts:
-                if not hand(part):
+            while not self._begin.wait(POLL):
+                if self._stop.is_set():
                     return
-            hand(_END)
+            for part in self._parts:
+                if not self._hand(part):
+                    return
+            self._made.set()
+            self._hand(_END)
         except BaseException as e:  # noqa: BLE001 - handed to the reader, raised there
-            hand(e)
+            self._made.set()
+            self._hand(e)
+        finally:
+            close = getattr(self._parts, "close", None)
+            if close is not None:
+                close()  # a PDF's file, a stopped reading's generator
+
+
+def document_reading(
+    path: Path, start: str | None = None, stop: threading.Event | None = None
+) -> tuple[str, PartsAhead] | None:
+    """The document's first part (`document_parts`), made now (a DocumentError is raised
+    here), and its rest, made ahead from `PartsAhead.begin()` on; None when ``stop`` was set
+    before the first part was made. Setting ``stop`` or closing the rest ends the making."""
+    stop = stop if stop is not None else threading.Event()
+    parts = document_parts(path, start, stop)
+    first = next(parts, None)
+    if first is None:
+        return None
+    return first, PartsAhead(parts, stop)
+
+
+def read_ahead(parts: Iterator[str], begin: threading.Event | None = None) -> Iterator[str]:
+    """``parts`` with the next one made on a thread of its own while the one before is read
+    (a long document's rest is extracted during its first part), from when ``begin`` is set
+    (None: at once). What making a part raises is raised where it would have come; a
+    reading stopped early leaves the thread to end at the next part."""
+    ahead = PartsAhead(parts, begin=begin)  # the thread starts now, not at the first part
+    if begin is None:
+        ahead.begin()
 
     def taken() -> Iterator[str]:
         try:
-            while (part := ready.get()) is not _END:
-                if isinstance(part, BaseException):
-                    raise part
-                yield cast(str, part)
+            while (part := ahead.take()) is not None:
+                yield part
         finally:
-            stopped.set()
+            ahead.close()
 
-    threading.Thread(
-        target=make, name="tray-reader-document", daemon=True
-    ).start()  # now, not at the first part
     return taken()
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -269,12 +270,17 @@ def read_pdf(path: Path) -> tuple[str, list[str]]:
     return str(title).strip(), paragraphs(pages)
 
 
-def pdf_parts(path: Path) -> Iterator[list[str]]:
+def pdf_parts(path: Path, stop: threading.Event | None = None) -> Iterator[list[str]]:
     """The paragraphs of `read_pdf`, in parts, the first as soon as FIRST_PAGES pages are
     read: their paragraphs but the last. Running heads, the typical line and the headings'
     numbering are judged on those pages, then again on all of them: where the two differ
     (a head first seen later), the rest starts at the first paragraph that differs, read
-    again as it really is (nothing is left out, nothing comes out of order)."""
+    again as it really is (nothing is left out, nothing comes out of order). Once ``stop``
+    is set, no further page is read: the parts end."""
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
     with _pdf_errors(path):
         reader = _open(path)
         count = len(reader.pages)
@@ -282,6 +288,8 @@ def pdf_parts(path: Path) -> Iterator[list[str]]:
         early: list[str] = []
         judged = FIRST_PAGES
         while len(pages) < count and not early:
+            if stopped():
+                return
             pages.append(_lines(reader.pages[len(pages)]))
             if len(pages) == judged < count:
                 early = paragraphs(pages)[:-1] if any(x.strip() for p in pages for x in p) else []
@@ -289,7 +297,10 @@ def pdf_parts(path: Path) -> Iterator[list[str]]:
     if early:
         yield early
     with _pdf_errors(path):
-        pages.extend(_lines(reader.pages[i]) for i in range(len(pages), count))
+        while len(pages) < count:
+            if stopped():
+                return
+            pages.append(_lines(reader.pages[len(pages)]))
     _check_text(path, pages)
     whole = paragraphs(pages)
     same = next(

@@ -544,9 +544,11 @@ class Synthesizer:
         return self._pool
 
     def stream(
-        self, text: str, voice: VoiceSource, cancel: threading.Event | None = None
+        self, text: str, voice: VoiceSource, cancel: threading.Event | None = None, keep: bool = True
     ) -> Iterator[AudioChunk]:
         """Audio for `text`, chunk by chunk; stops before the next piece once `cancel` is set.
+        ``keep``: keep its first chunk for a later read of the same text (not a document's
+        later part, never read alone: the prepared selection stays).
 
         Assumes what it yields is played at once, in real time: the audio yielded minus the
         time since the first piece is the lead the engine has for the next chunk. Once
@@ -561,7 +563,7 @@ class Synthesizer:
             # Made as a preparation would make it, and kept (unless a selection is being
             # prepared): the same text read again starts with this chunk's audio.
             prepared = self._first_chunk(text, *voice())
-            if prepared is not None and not self._preparing.is_set():
+            if prepared is not None and keep and not self._preparing.is_set():
                 self.prepared = prepared
         else:
             prepared = prepared if self.served_prepared else None

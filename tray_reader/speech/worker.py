@@ -14,6 +14,7 @@ cancels it; `stop()` leaves it alone (it makes no sound).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import logging
 import queue
@@ -36,6 +37,24 @@ PREPARATION_POLL = 0.005
 """Seconds between looks, while a read waits for the preparation of its text to show."""
 
 
+class TextRest(Protocol):
+    """The parts of a text after its first, made while it is read (a long document's rest:
+    documents.PartsAhead)."""
+
+    separator: str
+    """What joins each part to the text before it."""
+
+    def begin(self) -> None:
+        """The first words are out: make the parts now."""
+
+    def take(self, cancel: threading.Event) -> str | None:
+        """The next part once it is made; None when there are no more or once ``cancel`` is
+        set. Raises what making it raised."""
+
+    def close(self) -> None:
+        """No more parts are wanted (the read ended or was stopped): the making ends."""
+
+
 class Mode(enum.Enum):
     NOW = "now"  # interrupt what is playing and read this
     QUEUE = "queue"  # read this after everything already queued
@@ -56,15 +75,22 @@ class ReadRequest:
     """Interrupt (NOW) or append (QUEUE)."""
     submitted: float = field(default_factory=time.monotonic)
     """When the request was made (monotonic seconds), for latency figures."""
+    rest: TextRest | None = None
+    """The text's later parts, still being made: read on after ``text`` as one text that
+    grows (see `SpeechWorker._parts`); closed when the read ends, however it ends."""
 
 
 class SpeechPipeline(Protocol):
     """What the worker needs from the speech pipeline (the real one: speech.synthesis).
 
     A pipeline may also have ``prepare(text, voice, cancel, hurry) -> bool`` and
-    ``served_prepared: bool`` (see `SpeechWorker.prepare`), and ``release_memory()``."""
+    ``served_prepared: bool`` (see `SpeechWorker.prepare`), and ``release_memory()``.
+    ``keep=False`` is passed only for a text's later parts (`ReadRequest.rest`): their first
+    chunk is not kept for a read of the same text (a prepared selection is kept instead)."""
 
-    def stream(self, text: str, voice: VoiceSource, cancel: threading.Event) -> Iterator[AudioChunk]: ...
+    def stream(
+        self, text: str, voice: VoiceSource, cancel: threading.Event, keep: bool = True
+    ) -> Iterator[AudioChunk]: ...
 
 
 class SpeechWorker:
@@ -176,6 +202,8 @@ class SpeechWorker:
                 if item is None:  # keep a pending shutdown
                     self._requests.put_nowait(None)
                     break
+                if item.rest is not None:
+                    item.rest.close()
         self._sink.flush()
 
     @property
@@ -291,7 +319,11 @@ class SpeechWorker:
         self.last_served_prepared = False
         self._set_state(WorkerState.SPEAKING)
         try:
-            for chunk in pipeline.stream(request.text, self._voice, self._cancel):
+            if request.rest is None:
+                chunks = pipeline.stream(request.text, self._voice, self._cancel)
+            else:
+                chunks = self._parts(pipeline, request, request.rest)
+            for chunk in chunks:
                 if self._generation != generation:
                     return
                 if self.first_chunk_at is None:
@@ -307,3 +339,56 @@ class SpeechWorker:
         except Exception as e:  # noqa: BLE001 - one bad request must not end the daemon's worker
             log.exception("speech request failed")
             self._on_error(f"Could not read that text: {e}")
+        finally:
+            if request.rest is not None:
+                request.rest.close()
+
+    def _parts(self, pipeline: SpeechPipeline, request: ReadRequest, rest: TextRest) -> Iterator[AudioChunk]:
+        """The audio of a text with a rest: its first part's, then each later part's as the
+        text grows. Sentence indexes and characters count from the text's start, and each
+        part's first piece brings the text so far, so the player's timeline (skipping back
+        and on), the reading window and MPRIS see one text. The rest is made once the first
+        audio is out; a part that cannot be made is reported and the reading ends there
+        (what was read plays out)."""
+        text = part = request.text
+        sentences = chars = 0  # before the part
+        while True:
+            following = sentences
+            if chars:
+                chunks = pipeline.stream(part, self._voice, self._cancel, keep=False)
+            else:
+                chunks = pipeline.stream(part, self._voice, self._cancel)
+            for n, chunk in enumerate(chunks):
+                following = max(following, sentences + chunk.sentence + 1)
+                yield _in_whole(chunk, sentences, chars, text if n == 0 else None) if chars else chunk
+                rest.begin()
+            rest.begin()  # also after a part with nothing to read
+            try:
+                more = rest.take(self._cancel)
+            except Exception as e:  # noqa: BLE001 - reported; what was read plays out, the worker goes on
+                if not isinstance(e, TrayReaderError):
+                    log.exception("the rest of a text could not be made")
+                self._on_error(str(e) if isinstance(e, TrayReaderError) else f"Could not read on: {e}")
+                return
+            if more is None:
+                return
+            part, chars = more, len(text) + len(rest.separator)
+            text = f"{text}{rest.separator}{part}"
+            sentences = following
+            self.last_request = dataclasses.replace(request, text=text)
+
+
+def _in_whole(chunk: AudioChunk, sentences: int, chars: int, text: str | None) -> AudioChunk:
+    """A later part's chunk as one of the whole text, where the part follows ``sentences``
+    sentences and ``chars`` characters; it brings ``text``, the text so far, or none."""
+
+    def moved(span: tuple[int, int]) -> tuple[int, int]:
+        return span[0] + chars, span[1] + chars
+
+    return dataclasses.replace(
+        chunk,
+        sentence=chunk.sentence + sentences,
+        sentence_span=None if chunk.sentence_span is None else moved(chunk.sentence_span),
+        words=tuple(dataclasses.replace(w, span=moved(w.span)) for w in chunk.words),
+        text=text,
+    )
