@@ -75,7 +75,7 @@ from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
-from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match  # noqa: E402
+from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match, speak16k  # noqa: E402
 from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
 from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
@@ -287,9 +287,22 @@ def to16k(x: np.ndarray, rate: int) -> np.ndarray:
 
 MEASURES = (0, 1, 2)
 """enc, ahs, ge2e: the indices of `distance_to`'s distances."""
-COLUMNS = ("nearest", "blend", "fitted", "nearest+p", "blend+p", "fitted+p", "guarded")
+COLUMNS = (
+    "nearest",
+    "blend",
+    "fitted",
+    "nearest+p",
+    "blend+p",
+    "fitted+p",
+    "nearest+m",
+    "nearest+p+m",
+    "fitted+m",
+    "fitted+p+m",
+    "guarded",
+)
 """The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
-each of those three at the speaker's pitch, range and rate (+p), and the guard's choice."""
+each of those three at the speaker's pitch, range and rate (+p), the nearest stock voice and
+the style fit through their envelope maps (+m), and the guard's choice."""
 
 
 def _columns(final) -> dict[str, Candidate | None]:
@@ -299,7 +312,15 @@ def _columns(final) -> dict[str, Candidate | None]:
     def with_prosody(base: Candidate | None) -> Candidate | None:
         if base is None:
             return None
-        return next((c for c in prosodic if c.label.startswith(base.label + ", your pitch")), None)
+        return next(
+            (c for c in prosodic if c.label.startswith(base.label + ", your pitch") and c.envelope is None),
+            None,
+        )
+
+    def mapped(base: Candidate | None) -> Candidate | None:
+        if base is None:
+            return None
+        return judged.get(base.label + ", envelope mapped")
 
     nearest = final.judged[0]
     fitted = final.fitted if final.fitted is not None and final.fitted.label in judged else None
@@ -310,6 +331,10 @@ def _columns(final) -> dict[str, Candidate | None]:
         "nearest+p": with_prosody(nearest),
         "blend+p": with_prosody(final.initial),
         "fitted+p": with_prosody(fitted),
+        "nearest+m": mapped(nearest),
+        "nearest+p+m": mapped(with_prosody(nearest)),
+        "fitted+m": mapped(fitted),
+        "fitted+p+m": mapped(with_prosody(fitted)),
         "guarded": final.best,
     }
 
@@ -344,6 +369,13 @@ def main() -> int:
         choices=(0, 1),
         default=int(FitSettings.other_languages),
         help="1: the fit's subspace also spans Kokoro's voices for other languages",
+    )
+    ap.add_argument(
+        "--envelope-maps",
+        type=int,
+        choices=(0, 1),
+        default=int(EnrollSettings.envelope_maps),
+        help="0: no envelope-mapped voices judged",
     )
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
@@ -385,6 +417,7 @@ def main() -> int:
                 other_languages=bool(args.fit_other_languages),
             ),
             other_timbres=args.other_timbres,
+            envelope_maps=bool(args.envelope_maps),
             exclude=exclude,
             seed=args.seed,
         )
@@ -399,7 +432,7 @@ def main() -> int:
         cols = _columns(final)
 
         def speak(c: Candidate, text: str) -> np.ndarray:
-            return renderer.render16k(build_pack(c), c.speed, [text], c.intonation)
+            return speak16k(renderer, c, [text])
 
         row: dict = {
             "ref": ref,

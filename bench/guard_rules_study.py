@@ -46,6 +46,8 @@ PICKS: dict[str, Callable[[dict], tuple[float, ...]]] = {
     "lowest AHS": lambda c: (c["ahs"],),
     "most wins": lambda c: (-c["wins"], c["ahs"]),
     "highest GE2E": lambda c: (-c["judge"],),
+    "most wins, then both encoders": lambda c: (-c["wins"], -(c["enc"] + c["judge"])),
+    "both encoders": lambda c: (-(c["enc"] + c["judge"]),),
 }
 
 
@@ -54,7 +56,7 @@ def enrol(refs: list[str], seed: int) -> list[dict]:
     from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.text.g2p import EnglishPhonemizer
     from tray_reader.voices.embedder import SpeakerEmbedder
-    from tray_reader.voices.enroll import EnrollSettings, build_pack, match
+    from tray_reader.voices.enroll import EnrollSettings, match, speak16k
     from tray_reader.voices.preprocess import prepare
     from tray_reader.voices.render import VoiceRenderer
 
@@ -73,7 +75,7 @@ def enrol(refs: list[str], seed: int) -> list[dict]:
         assert result.verdict is not None
         candidates = []
         for c, j in zip(result.judged, result.verdict.judgements, strict=True):
-            audio = renderer.render16k(build_pack(c), c.speed, [guard.JUDGE_TEXT], c.intonation)
+            audio = speak16k(renderer, c, [guard.JUDGE_TEXT])
             candidates.append(
                 {
                     "label": c.label,

@@ -19,6 +19,7 @@ from tray_reader.errors import TrayReaderError, VoiceError
 from tray_reader.hotkeys import MemoryHotkeys
 from tray_reader.notify import MemoryNotifier
 from tray_reader.selection import DesktopSelection, MemoryClipboard
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import SAMPLE_RATE, AudioChunk, Prosody
 from tray_reader.tray import MemoryTray
 
@@ -45,12 +46,22 @@ class FakeVoices:
     def speed(self, name: str) -> float:
         return 0.9 if name == "am_adam" else 1.0  # as if enrolled from a slow speaker
 
+    def __init__(self) -> None:
+        self.envelopes: dict[str, EnvelopeMap] = {}
+
+    def envelope(self, name: str) -> EnvelopeMap | None:
+        return self.envelopes.get(name)
+
 
 class FakeEngine:
     prosody = Prosody()
+    envelope: EnvelopeMap | None = None
 
     def use_prosody(self, prosody: Prosody) -> None:
         self.prosody = prosody
+
+    def use_envelope(self, envelope: EnvelopeMap | None) -> None:
+        self.envelope = envelope
 
 
 class FakePipeline:
@@ -61,6 +72,7 @@ class FakePipeline:
         self.gate = gate
         self.engine = FakeEngine()
         self.pitches: list[float] = []
+        self.envelopes: list[EnvelopeMap | None] = []
         self.hold_after: int | None = None
         """Clear the gate after this many chunks (to change things mid-request)."""
         self.texts: list[str] = []
@@ -76,6 +88,7 @@ class FakePipeline:
             pack, speed = voice()
             self.used.append((float(pack[0, 0, 0]), speed))
             self.pitches.append(self.engine.prosody.pitch)
+            self.envelopes.append(self.engine.envelope)
             if self.hold_after is not None and len(self.used) >= self.hold_after:
                 self.gate.clear()
             t = np.arange(int(SAMPLE_RATE * self.word_seconds)) / SAMPLE_RATE
@@ -250,6 +263,8 @@ def test_pause_before_the_first_audio_is_kept(rig):
 
 
 def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
+    envelope = EnvelopeMap(tuple(range(20)), np.zeros(20), np.eye(13) * 1.1)
+    rig.parts.voices.envelopes["bf_emma"] = envelope  # as if enrolled with an envelope map
     app = started(rig)
     rig.pipeline.hold_after = 1
     app.dispatch("read", ["a b c d"])
@@ -262,6 +277,8 @@ def test_voice_and_speed_apply_to_the_next_chunk_and_persist(rig):
     assert rig.pipeline.used[0] == (0.0, 1.0) and rig.pipeline.used[-1] == (2.0, 1.5)
     # Each voice's own pitch (FakeVoices: 1 + 0.1 x its index) is on the engine from its first chunk.
     assert rig.pipeline.pitches[0] == 1.0 and rig.pipeline.pitches[-1] == pytest.approx(1.2)
+    # ... and its envelope map: none for the first voice, bf_emma's after the switch.
+    assert rig.pipeline.envelopes[0] is None and rig.pipeline.envelopes[-1] is envelope
     loaded = config.load(rig.settings)
     assert loaded.settings.voice == "bf_emma" and loaded.settings.speed == 1.5
     with pytest.raises(VoiceError, match="Available: af_heart"):

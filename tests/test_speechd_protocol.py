@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.timings import WordTiming
 from tray_reader.speech.types import AudioChunk, Prosody
 from tray_reader.speechd import install, protocol, spoken, ssml
@@ -267,6 +268,9 @@ class StockVoices:
 
     def prosody(self, name: str) -> Prosody:
         return Prosody(1.25, 0.8) if name == "am_michael" else Prosody()  # as if enrolled
+
+    def envelope(self, name: str) -> EnvelopeMap | None:
+        return None
 
 
 def run_module(script: str | bytes) -> tuple[str, int, RecordingSpeaker]:

@@ -13,6 +13,7 @@ import pytest
 import soundfile
 
 from tray_reader import model_files
+from tray_reader.speech.envelope import CEPS, EnvelopeMap
 
 EXE = Path(sys.executable).parent / "tray-reader"
 
@@ -160,6 +161,12 @@ def _enrolled(method: str, settings: dict, fell_back: bool = False, cut_by_time:
             {"pitch": 0.9, "pitch_range": 1.2},
             False,
             "stock voice af_kore, at your pitch (x0.90, range x1.20, speed 1.00);",
+        ),
+        (
+            "fitted style from top-5 blend, envelope mapped",
+            {"envelope": EnvelopeMap(tuple(range(30)), np.zeros(30), np.eye(CEPS - 1)).to_json()},
+            False,
+            "style fitted to your recording, through a filter that moves its sound as yours moves;",
         ),
     ],
 )

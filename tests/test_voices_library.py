@@ -9,6 +9,7 @@ import pytest
 
 from tray_reader import model_files
 from tray_reader.errors import VoiceError
+from tray_reader.speech.envelope import CEPS, EnvelopeMap
 from tray_reader.speech.types import Prosody
 from tray_reader.voices.library import VoiceInfo, VoiceLibrary
 
@@ -103,9 +104,24 @@ def test_a_voice_reads_with_its_stored_pitch(lib, settings, expected):
     assert VoiceInfo("af_heart", "stock").prosody == Prosody()
 
 
+def _envelope() -> EnvelopeMap:
+    return EnvelopeMap(tuple(range(4, 30)), np.linspace(-3, 1, 26), np.eye(CEPS - 1) * 1.2)
+
+
+def test_a_voice_reads_through_its_stored_envelope_map_and_a_damaged_one_is_ignored(lib):
+    lib.save(VoiceInfo("me", "enrolled", settings={"envelope": _envelope().to_json()}, consent=True), _pack())
+    stored = lib.info("me").envelope
+    assert stored is not None and stored.bands == _envelope().bands
+    np.testing.assert_allclose(stored.matrix, _envelope().matrix, atol=1e-5)
+    damaged = {"envelope": {**_envelope().to_json(), "matrix": [[1.0, 2.0]]}}
+    lib.save(VoiceInfo("bad", "enrolled", settings=damaged, consent=True), _pack())
+    assert lib.info("bad").envelope is None  # read as it would be without one
+    assert lib.info("af_heart").envelope is None
+
+
 def test_export_import_round_trip(lib, tmp_path):
     pack = _pack(3)
-    settings = {"speed": 1.1, "pitch": 0.8, "pitch_range": 1.3}
+    settings = {"speed": 1.1, "pitch": 0.8, "pitch_range": 1.3, "envelope": _envelope().to_json()}
     lib.save(VoiceInfo("me", "enrolled", method="top-5 blend", settings=settings, consent=True), pack)
     out = tmp_path / "me.npz"
     lib.export("me", out)
@@ -113,6 +129,8 @@ def test_export_import_round_trip(lib, tmp_path):
     info = other.import_file(out)
     assert info.name == "me" and info.method == "top-5 blend" and info.speed == 1.1 and info.consent
     assert other.info("me").prosody == Prosody(0.8, 1.3)
+    kept = other.info("me").envelope
+    assert kept is not None and np.allclose(kept.mean, _envelope().mean, atol=1e-5)
     assert np.array_equal(other.pack("me"), pack)
     assert other.import_file(out, name="me2").name == "me2"
 
@@ -194,13 +212,15 @@ def test_say_and_export_read_an_enrolled_voice_at_its_pitch_and_speed(tmp_path, 
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    settings = {"speed": 0.9, "pitch": 1.15, "pitch_range": 0.8}
+    settings = {"speed": 0.9, "pitch": 1.15, "pitch_range": 0.8, "envelope": _envelope().to_json()}
     VoiceLibrary().save(VoiceInfo("me", "enrolled", settings=settings, consent=True), _pack(4))
     engine = KokoroEngine(session=None, threads=1)  # no sessions: only its settings are read
     monkeypatch.setattr(speak.KokoroEngine, "load", classmethod(lambda cls, threads, fast=True: engine))
     monkeypatch.setattr(speak, "EnglishPhonemizer", lambda: lambda text: text)
     synth, pack, speed = speak.one_shot_synthesizer("me", None, None)
     assert synth.engine is engine and engine.prosody == Prosody(1.15, 0.8) and speed == 0.9
+    assert engine.envelope is not None and engine.envelope.bands == _envelope().bands
     assert np.array_equal(pack, _pack(4))
     speak.one_shot_synthesizer("af_heart", None, None)
     assert engine.prosody == Prosody()  # a stock voice reads at the model's own pitch
+    assert engine.envelope is None  # ... and through no map

@@ -45,6 +45,7 @@ from tray_reader.notify import Notifier
 from tray_reader.preparation import SelectionPreparer, warmed_read
 from tray_reader.reading_window import CaptionSource, CaptionStyle, PlayerCaption
 from tray_reader.selection import SelectionReader
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import AudioSink, Prosody
 from tray_reader.speech.worker import Mode, ReadRequest, SpeechPipeline, SpeechWorker, WorkerState
 from tray_reader.states import AppState
@@ -125,6 +126,10 @@ class VoiceCatalogue(Protocol):
         """The voice's own speaking rate (an enrolled speaker's; 1 for stock voices)."""
         ...
 
+    def envelope(self, name: str) -> EnvelopeMap | None:
+        """The envelope map the voice's audio goes through (an enrolled voice's; else None)."""
+        ...
+
 
 PipelineFactory = Callable[[int | None, bool, np.ndarray, Callable[[str], None]], SpeechPipeline]
 """(threads or None for automatic, use the fast decoder if built, pack to warm with,
@@ -201,6 +206,7 @@ class VoiceChoice:
             name, self.pack = default, voices.pack(default)
         self.name = name
         self.prosody, self.own_speed = voices.prosody(name), voices.speed(name)
+        self.envelope = voices.envelope(name)
 
     def current(self) -> tuple[np.ndarray, float]:
         return self.pack, self.speed * self.own_speed
@@ -209,6 +215,7 @@ class VoiceChoice:
         pack = self._voices.pack(name)  # VoiceError lists the voices
         self.pack, self.name = pack, name
         self.prosody, self.own_speed = self._voices.prosody(name), self._voices.speed(name)
+        self.envelope = self._voices.envelope(name)
         if name not in self.names:
             self.refresh_names()
 
@@ -286,10 +293,14 @@ class App:
         return pipeline
 
     def _apply_prosody(self) -> None:
-        """The current voice's pitch level and range on the engine (from its next chunk)."""
+        """The current voice's pitch level and range, and its envelope map, on the engine
+        (from its next chunk)."""
         use = getattr(self._engine, "use_prosody", None)
         if use is not None:
             use(self.voice.prosody)
+        use_envelope = getattr(self._engine, "use_envelope", None)
+        if use_envelope is not None:
+            use_envelope(self.voice.envelope)
 
     def _on_pipeline_warning(self, message: str) -> None:
         self.problems.append(message)

@@ -23,6 +23,7 @@ from tray_reader.dbus_session import SessionBus, has_tray_host
 from tray_reader.errors import ControlError, SelectionError, TrayReaderError
 from tray_reader.hotkeys import HotkeyListener
 from tray_reader.notify import Notifier
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import Prosody
 
 
@@ -46,6 +47,9 @@ class LibraryVoices:
 
     def prosody(self, name: str) -> Prosody:
         return self._lib.info(name).prosody
+
+    def envelope(self, name: str) -> EnvelopeMap | None:
+        return self._lib.info(name).envelope
 
     def speed(self, name: str) -> float:
         return self._lib.info(name).speed

@@ -94,6 +94,7 @@ def one_shot_synthesizer(
     frontend = TextFrontEnd(EnglishPhonemizer(), Lexicon.user())
     engine = KokoroEngine.load(threads, fast=loaded.settings.fast_model)
     engine.use_prosody(info.prosody)  # ... and its speaker's pitch level and range
+    engine.use_envelope(info.envelope)  # ... and its envelope map
     return Synthesizer(frontend, engine), pack, speed or 1.0
 
 

@@ -24,6 +24,7 @@ import onnxruntime as ort
 
 from tray_reader import model_files
 from tray_reader.errors import ModelFileError
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.sessions import cached_session, default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, DecoderKind, Prosody
 from tray_reader.speech.windows import (
@@ -137,9 +138,17 @@ class KokoroEngine:
     source's phase, its running sum) reshaped before part B, timing and timbre kept (split
     model only; see `reshape_pitch`)."""
 
+    envelope: EnvelopeMap | None = None
+    """The filter every read's audio goes through now (an enrolled voice's envelope map; see
+    speech/envelope.py), None for none. Applied by `stream`, chunk by chunk."""
+
     def use_prosody(self, prosody: Prosody) -> None:
         """Read from the next chunk on at this pitch level and range."""
         self.prosody = prosody
+
+    def use_envelope(self, envelope: EnvelopeMap | None) -> None:
+        """Read from the next chunk on through this envelope map (None: none)."""
+        self.envelope = envelope
 
     @classmethod
     def load(cls, threads: int | None = None, fast: bool = True) -> KokoroEngine:
@@ -317,6 +326,25 @@ class KokoroEngine:
         speed). The work is done lazily: a consumer that stops iterating (cancellation)
         stops the decoding before the next window; ``run_options.terminate`` stops the run
         under way (onnxruntime then raises)."""
+        envelope = self.envelope
+        if envelope is not None:
+            yield from envelope.pieces(
+                self._stream(ids, pack, speed, lead, part_a, run_options, start, end), SAMPLE_RATE
+            )
+        else:
+            yield from self._stream(ids, pack, speed, lead, part_a, run_options, start, end)
+
+    def _stream(
+        self,
+        ids: Sequence[int],
+        pack: np.ndarray,
+        speed: float,
+        lead: float,
+        part_a: PartA | None,
+        run_options: ort.RunOptions | None,
+        start: int | None,
+        end: int | None,
+    ) -> Iterator[np.ndarray]:
         if self.decoder is None or self.features is None:
             yield tail_trimmed(self.synthesize(ids, pack, speed))
             return

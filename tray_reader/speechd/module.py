@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import Prosody
 from tray_reader.speechd import protocol, spoken, ssml
 from tray_reader.speechd.protocol import Command, MessageType
@@ -146,6 +147,10 @@ class VoiceCatalog:
     def prosody(self, name: str) -> Prosody:
         """The pitch level and range an enrolled voice was matched at."""
         return self.library.info(name).prosody
+
+    def envelope(self, name: str) -> EnvelopeMap | None:
+        """An enrolled voice's envelope map (None for none)."""
+        return self.library.info(name).envelope
 
 
 class OutputModule:
@@ -304,7 +309,9 @@ class OutputModule:
         speed = min(protocol.SPEED_MAX, max(protocol.SPEED_MIN, speed))
         own = self.voices.prosody(name)
         pitch = own.pitch * protocol.pitch_to_factor(s.pitch)
-        voice = Voice(pack, speed, protocol.volume_to_gain(s.volume), pitch, own.spread)
+        voice = Voice(
+            pack, speed, protocol.volume_to_gain(s.volume), pitch, own.spread, self.voices.envelope(name)
+        )
         return segments, voice
 
     def _list_voices(self, args: tuple[str, ...]) -> None:

@@ -30,6 +30,7 @@ from tray_reader.speechd.ssml import Mark, Pause, Segment, Speech
 
 if TYPE_CHECKING:
     from tray_reader.audio.player import Player, PlayerStatus
+    from tray_reader.speech.envelope import EnvelopeMap
     from tray_reader.speech.synthesis import Synthesizer
     from tray_reader.speech.timings import WordTiming
     from tray_reader.speech.types import AudioChunk
@@ -55,6 +56,8 @@ class Voice:
     times speech-dispatcher's)."""
     spread: float = 1.0
     """Factor on log-f0's deviation from its median (an enrolled voice's own range)."""
+    envelope: EnvelopeMap | None = None
+    """An enrolled voice's envelope map (speech/envelope.py)."""
 
 
 class Speaker(Protocol):
@@ -291,6 +294,7 @@ class EngineSpeaker:
         voice = message.voice
         self.player.volume = voice.gain
         synth.engine.use_prosody(Prosody(voice.pitch, voice.spread))
+        synth.engine.use_envelope(voice.envelope)
         player_cancel = self.player.start_request()
         with self._lock:
             if not self._is_current(message):

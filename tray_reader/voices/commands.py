@@ -82,6 +82,8 @@ def made_by(info: VoiceInfo) -> str:
         recipe += (
             f", at your pitch (x{prosody.pitch:.2f}, range x{prosody.spread:.2f}, speed {info.speed:.2f})"
         )
+    if info.envelope is not None:
+        recipe += ", through a filter that moves its sound as yours moves"
     search = info.scores.get("search")
     if isinstance(search, dict) and search.get("cut_by_time"):
         recipe += " (search cut short by its time limit)"

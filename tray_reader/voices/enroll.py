@@ -28,8 +28,13 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    on the voice's own render by the same checked pitch track; the rate, when the words are
    known, by how long each takes to say them), stored with the voice and applied at every
    read;
-8. the guard: the nearest stock voice, the blends, the search's best, the fitted style and the
-   prosody-matched voices are judged on the judged part by three measures (guard.py: the
+8. envelope maps (speech/envelope.py): the nearest stock voice and the fitted style, each
+   also with and without the speaker's pitch, through a filter after the model that gives
+   their spectral envelope the speaker's way of moving (the covariance of its in-band
+   cepstra, fitted on the fit part; the long-term spectrum, the microphone's as much as the
+   voice's, is left alone), stored with the voice and applied at every read;
+9. the guard: the nearest stock voice, the blends, the search's best, the fitted style, the
+   prosody-matched and the envelope-mapped voices are judged on the judged part by three measures (guard.py: the
    search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
    kept only if it beats the nearest stock voice by both encoders and is not clearly further
    by the MFCC statistics, else that stock voice is kept and the user is told.
@@ -56,6 +61,7 @@ import numpy as np
 from tray_reader import model_files, paths
 from tray_reader.errors import EnrollmentError
 from tray_reader.files import write_atomic
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import NEUTRAL, DecoderKind, Prosody
 from tray_reader.voices import align, checks, guard, intelligibility, stock_checks
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
@@ -78,10 +84,11 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 220.0
+LAST_PHASE_SPEECH = 270.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
-the words searched), every candidate saying JUDGE_TEXT (about 10 s each), and the
+the words searched), the fitted style's render of them for its envelope map, every
+candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones included), and the
 recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
 JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
 STOCK_CHECK_SPEECH = 50.0
@@ -159,6 +166,9 @@ class EnrollSettings:
     same voice read at the speaker's pitch level, range and rate (`match_prosody`)."""
     random_search: bool = True
     """Spend the rest of the budget on random blends around the best one."""
+    envelope_maps: bool = True
+    """Judge, beside the nearest stock voice and the fitted style (each also at the speaker's
+    pitch), the same voice through an envelope map fitted to the recording (`envelope`)."""
     exclude: tuple[str, ...] = ()
     """Voices (stock or other languages') left out of the search space (for tests and the
     bench)."""
@@ -182,6 +192,8 @@ class Candidate:
     """A pack made directly (a fitted style), used instead of the blends when set."""
     intonation: Prosody = NEUTRAL
     """The pitch level and range it is read with (stored with the voice, see `match_prosody`)."""
+    envelope: EnvelopeMap | None = field(default=None, compare=False, repr=False)
+    """The filter its audio goes through (stored with the voice, see `with_envelope`)."""
 
 
 @dataclass(frozen=True)
@@ -331,6 +343,12 @@ def build_pack(c: Candidate) -> np.ndarray:
     pack = blend(c.timbre)
     pack[..., 128:] = blend(c.prosody)[..., 128:]
     return pack
+
+
+def speak16k(renderer: VoiceRenderer, c: Candidate, texts: Sequence[str]) -> np.ndarray:
+    """16 kHz audio of ``c`` saying ``texts`` as a read would say them: at its speed, pitch and
+    range, through its envelope map."""
+    return renderer.render16k(build_pack(c), c.speed, texts, c.intonation, c.envelope)
 
 
 def softmax_weights(names: Sequence[str], sims: np.ndarray, temperature: float) -> dict[str, float]:
@@ -632,6 +650,7 @@ def match(
     for option in (initial, fitted_candidate, before_search, best, fitted_style):
         if option is not None and all(option.label != p.label for p in judged):
             judged.append(option)
+    matched_of: dict[str, Candidate] = {}
     if settings.match_prosody and not cancel.is_set():
         step(pace(), "matching your pitch and speaking rate")
         speaker = SpeakerProsody.of(fit16k)
@@ -643,6 +662,23 @@ def match(
                 )
                 if matched is not None:
                     judged.append(matched)
+                    matched_of[base.label] = matched
+    if settings.envelope_maps:
+        for mapped in (single, fitted_style):
+            if mapped is None or cancel.is_set():
+                continue
+            step(pace(), f"matching how your voice's sound moves ({mapped.label})")
+            source = rendered.get(mapped.label)
+            if source is None:
+                source = renderer.render16k(build_pack(mapped), mapped.speed, texts)
+            envelope = EnvelopeMap.fit(source, fit16k, band)
+            for variant in (mapped, matched_of.get(mapped.label)):
+                if envelope is not None and variant is not None:
+                    judged.append(
+                        dataclasses.replace(
+                            variant, label=f"{variant.label}, envelope mapped", envelope=envelope
+                        )
+                    )
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
     check_took = 0.0
@@ -663,9 +699,7 @@ def match(
     verdict = guard.decide(
         nearest,
         [c.label for c in judged],
-        lambda i: renderer.render16k(
-            build_pack(judged[i]), judged[i].speed, [guard.JUDGE_TEXT], judged[i].intonation
-        ),
+        lambda i: speak16k(renderer, judged[i], [guard.JUDGE_TEXT]),
         judged16k,
         embedder,
         word_errors,
@@ -738,7 +772,7 @@ def check_word_errors(
         found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
-    more = renderer.render16k(build_pack(c), c.speed, [guard.CHECK_TEXT], c.intonation)
+    more = speak16k(renderer, c, [guard.CHECK_TEXT])
     errors = intelligibility.word_errors(
         np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
     )
@@ -974,7 +1008,9 @@ class Enroller:
         voice made (at its speed, pitch and range), to hear the two side by side."""
         stock = model_files.stock_pack(result.nearest_stock)
         before = self.renderer.render(stock, 1.0, [text])
-        after = self.renderer.render(result.pack, result.best.speed, [text], result.best.intonation)
+        after = self.renderer.render(
+            result.pack, result.best.speed, [text], result.best.intonation, result.best.envelope
+        )
         return np.concatenate([before, np.zeros(int(0.6 * 24_000), np.float32), after])
 
     def enroll(
@@ -1079,6 +1115,7 @@ class Enroller:
                 "speed": round(result.best.speed, 3),
                 "pitch": round(result.best.intonation.pitch, 4),
                 "pitch_range": round(result.best.intonation.spread, 4),
+                **({} if result.best.envelope is None else {"envelope": result.best.envelope.to_json()}),
                 "timbre": {k: round(v, 4) for k, v in result.best.timbre.items()},
                 "prosody": {k: round(v, 4) for k, v in result.best.prosody.items()},
                 "budget_seconds": settings.budget_seconds,

@@ -13,7 +13,9 @@ and is scored against the judged part by three measures:
   speaker's fitted voice that the first encoder and the MFCC measure passed and that this
   encoder found further from the speaker's other recording than the stock voice.)
 * `ahs`: the MFCC-covariance (arithmetic-harmonic sphericity) distance after cepstral mean
-  removal (lower is closer); nothing in enrolment optimises it.
+  removal (lower is closer). The search and the style fit never use it; an envelope-mapped
+  voice (speech/envelope.py) is made to have the recording's envelope covariance, nearly what
+  it measures, so for those voices it is not an independent judge: the two encoders are.
 
 Both sides go through one band: the judged part's (`band_gain`): a telephone recording is
 compared with renders through the same band, and the recording's own weak sound beyond the

@@ -24,6 +24,7 @@ from tray_reader import model_files
 from tray_reader.errors import VoiceError, VoiceNameError
 from tray_reader.files import output_place_problem, sha256, write_atomic
 from tray_reader.paths import data_dir
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import NEUTRAL, Prosody
 
 PACK_SHAPE = model_files.PACK_SHAPE
@@ -59,7 +60,8 @@ class VoiceInfo:
     settings: dict = field(default_factory=dict)
     """Settings used to make it, and synthesis hints applied at every read: the matched
     'speed', 'pitch' (factor on the model's f0) and 'pitch_range' (factor on log-f0's
-    deviation from its median); a voice without them reads at 1."""
+    deviation from its median); a voice without them reads at 1. 'envelope': the envelope
+    map its audio goes through (speech/envelope.py), if it was made with one."""
     consent: bool = False
     """The user confirmed the voice is their own or used with permission."""
     pack_sha256: str = ""
@@ -111,6 +113,17 @@ class VoiceInfo:
         if not (PITCH_LIMITS[0] <= pitch <= PITCH_LIMITS[1] and PITCH_LIMITS[0] <= spread <= PITCH_LIMITS[1]):
             return NEUTRAL
         return Prosody(pitch, spread)
+
+    @property
+    def envelope(self) -> EnvelopeMap | None:
+        """The envelope map this voice reads through (None if none, or a damaged entry)."""
+        stored = self.settings.get("envelope")
+        if stored is None:
+            return None
+        try:
+            return EnvelopeMap.from_json(stored)
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 def validate_name(name: str) -> str:

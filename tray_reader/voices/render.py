@@ -8,6 +8,7 @@ import numpy as np
 import soxr
 
 from tray_reader.speech.engine import KokoroEngine
+from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.types import NEUTRAL, SAMPLE_RATE, Prosody
 from tray_reader.text.frontend import TextFrontEnd
 from tray_reader.voices.embedder import EMBED_RATE
@@ -41,20 +42,34 @@ class VoiceRenderer:
         return self._ids[text]
 
     def render(
-        self, pack: np.ndarray, speed: float, texts: Sequence[str], prosody: Prosody | None = None
+        self,
+        pack: np.ndarray,
+        speed: float,
+        texts: Sequence[str],
+        prosody: Prosody | None = None,
+        envelope: EnvelopeMap | None = None,
     ) -> np.ndarray:
         """24 kHz audio of the texts, with 0.2 s between chunks, at ``prosody`` (default:
-        the model's own pitch; never the engine's current setting, which a read may own)."""
+        the model's own pitch; never the engine's current setting, which a read may own),
+        each chunk through ``envelope`` as a read filters it."""
         gap = np.zeros(SAMPLE_RATE // 5, np.float32)
         pieces = []
         for text in texts:
             for ids in self.ids(text):
-                pieces += [self.engine.synthesize(ids, pack, speed, prosody or NEUTRAL), gap]
+                audio = self.engine.synthesize(ids, pack, speed, prosody or NEUTRAL)
+                if envelope is not None:
+                    audio = envelope.apply(audio, SAMPLE_RATE)
+                pieces += [audio, gap]
                 self.renders += 1
         return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
     def render16k(
-        self, pack: np.ndarray, speed: float, texts: Sequence[str], prosody: Prosody | None = None
+        self,
+        pack: np.ndarray,
+        speed: float,
+        texts: Sequence[str],
+        prosody: Prosody | None = None,
+        envelope: EnvelopeMap | None = None,
     ) -> np.ndarray:
-        audio = self.render(pack, speed, texts, prosody)
+        audio = self.render(pack, speed, texts, prosody, envelope)
         return np.asarray(soxr.resample(audio, SAMPLE_RATE, EMBED_RATE).astype(np.float32))

@@ -1,0 +1,187 @@
+"""The envelope map: streamed as a read streams, moves a voice's envelope towards a speaker's
+where the speaker's recording has sound, leaves the rest, and ignores a fixed channel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tray_reader import model_files
+from tray_reader.speech.envelope import CEPS, EnvelopeMap, frame_sizes
+from tray_reader.speech.types import SAMPLE_RATE
+from tray_reader.voices import guard
+from tray_reader.voices.embedder import EMBED_RATE
+from tray_reader.voices.measure import ahs_distance
+from tray_reader.voices.render import VoiceRenderer
+
+TEXT = (
+    "When the sunlight strikes raindrops in the air, they act as a prism and form a rainbow. "
+    "The rainbow is a division of white light into many beautiful colours."
+)
+OTHER = "Please call Stella and ask her to bring these things with her from the store."
+
+
+def _band_limited(x16k: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    spec = np.fft.rfft(x16k.astype(np.float64))
+    f = np.fft.rfftfreq(len(x16k), 1 / EMBED_RATE)
+    spec[(f < lo) | (f > hi)] = 0
+    return np.fft.irfft(spec, len(x16k)).astype(np.float32)
+
+
+def _tilted(x16k: np.ndarray, db_per_octave: float) -> np.ndarray:
+    """A fixed channel: a spectral tilt about 1 kHz (a cheap microphone's)."""
+    spec = np.fft.rfft(x16k.astype(np.float64))
+    f = np.maximum(np.fft.rfftfreq(len(x16k), 1 / EMBED_RATE), 50.0)
+    spec *= 10 ** (db_per_octave * np.log2(f / 1000.0) / 20)
+    return np.fft.irfft(spec, len(x16k)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def voices(engine, phonemizer):
+    from tray_reader.text.frontend import TextFrontEnd
+
+    r = VoiceRenderer(engine, TextFrontEnd(phonemizer))
+    heart, emma = model_files.stock_pack("af_heart"), model_files.stock_pack("bf_emma")
+    return {
+        "heart": r.render16k(heart, 1.0, [TEXT]),
+        "emma": r.render16k(emma, 1.0, [TEXT]),
+        "heart_other": r.render(heart, 1.0, [OTHER]),
+        "heart_other16k": r.render16k(heart, 1.0, [OTHER]),
+        "emma_other16k": r.render16k(emma, 1.0, [OTHER]),
+        "renderer": r,
+        "heart_pack": heart,
+    }
+
+
+def _map(scale: float = 1.5, bands: int = 40) -> EnvelopeMap:
+    return EnvelopeMap(tuple(range(bands)), np.full(bands, -6.0), np.eye(CEPS - 1) * scale)
+
+
+def test_streamed_in_any_pieces_is_the_whole_filtered_and_as_long():
+    x = (np.random.default_rng(1).standard_normal(SAMPLE_RATE) * 0.1).astype(np.float32)
+    whole = _map().apply(x, SAMPLE_RATE)
+    assert whole.shape == x.shape and np.abs(whole - x).max() > 0.01  # it does filter
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        cuts = np.sort(rng.integers(0, len(x), rng.integers(1, 12)))
+        pieces = np.split(x, cuts)  # empty and one-sample pieces among them
+        out = list(_map().pieces(iter(pieces), SAMPLE_RATE))
+        assert all(p.size for p in out)
+        np.testing.assert_allclose(np.concatenate(out), whole, atol=1e-6)
+
+
+def test_an_identity_map_leaves_the_audio_as_it_was():
+    x = (np.random.default_rng(3).standard_normal(SAMPLE_RATE // 2) * 0.2).astype(np.float32)
+    np.testing.assert_allclose(_map(scale=1.0).apply(x, SAMPLE_RATE), x, atol=1e-6)
+    assert _map().apply(np.zeros(0, np.float32), SAMPLE_RATE).size == 0
+
+
+def test_a_consumer_that_stops_early_closes_what_makes_the_pieces():
+    closed = []
+
+    def made():
+        try:
+            while True:
+                yield np.ones(frame_sizes(SAMPLE_RATE)[0], np.float32) * 0.1
+        finally:
+            closed.append(True)
+
+    out = _map().pieces(made(), SAMPLE_RATE)
+    next(out)
+    out.close()
+    assert closed == [True]
+
+
+def test_the_map_brings_a_voice_closer_to_a_speaker(voices):
+    # The "speaker": bf_emma; the voice: af_heart. Fitted on one text, judged on another.
+    m = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    assert m is not None and len(m.bands) >= 36
+    mapped = voices["renderer"].render16k(voices["heart_pack"], 1.0, [OTHER], envelope=m)
+    before = ahs_distance(voices["heart_other16k"], voices["emma_other16k"])
+    after = ahs_distance(mapped, voices["emma_other16k"])
+    assert after < 0.92 * before
+
+
+def test_a_telephone_recordings_map_leaves_the_sound_above_its_band(voices):
+    speaker = _band_limited(voices["emma"], 300, 3400)
+    m = EnvelopeMap.fit(voices["heart"], speaker, guard.band_gain(speaker))
+    assert m is not None and 16 <= len(m.bands) < 40
+    mapped = voices["renderer"].render16k(voices["heart_pack"], 1.0, [OTHER], envelope=m)
+    # Below 3.4 kHz it moves the voice; above, where the recording says nothing, it is as it was.
+    lo_change = _band_limited(mapped - voices["heart_other16k"], 300, 3400)
+    assert float(np.sqrt(np.mean(lo_change**2))) > 0.1 * float(
+        np.sqrt(np.mean(voices["heart_other16k"] ** 2))
+    )
+    hi_before = _band_limited(voices["heart_other16k"], 4500, 8000)
+    hi_after = _band_limited(mapped, 4500, 8000)
+    ratio = float(np.sqrt(np.mean(hi_after**2) / np.mean(hi_before**2)))
+    assert 0.9 < ratio < 1.1
+
+
+def test_a_fixed_channel_on_the_recording_hardly_moves_the_map(voices):
+    speaker = voices["emma"]
+    band = guard.band_gain(speaker)
+    plain = EnvelopeMap.fit(voices["heart"], speaker, band)
+    tilted = EnvelopeMap.fit(voices["heart"], _tilted(speaker, 4.0), band)
+    assert plain is not None and tilted is not None
+    x = voices["heart_other"]
+    n_fft, _ = frame_sizes(SAMPLE_RATE)
+    spec = np.fft.rfft(
+        np.lib.stride_tricks.sliding_window_view(x, n_fft)[:: n_fft // 4] * np.hanning(n_fft), axis=-1
+    )
+    g_plain, g_tilted = plain.gains_db(spec, SAMPLE_RATE), tilted.gains_db(spec, SAMPLE_RATE)
+    below = np.fft.rfftfreq(n_fft, 1 / SAMPLE_RATE) < 8000
+
+    def rms(g: np.ndarray) -> float:
+        return float(np.sqrt(np.mean(g[:, below] ** 2)))
+
+    # A 4 dB/octave tilt is 12 dB between 500 Hz and 4 kHz; the two maps' gains differ by a
+    # small part of what either map does.
+    assert rms(g_plain) > 1.0
+    assert rms(g_plain - g_tilted) < 0.15 * rms(g_plain)
+
+
+def test_no_map_from_a_band_too_narrow_or_a_recording_too_short(voices):
+    narrow = _band_limited(voices["emma"], 300, 1500)
+    assert EnvelopeMap.fit(voices["heart"], narrow, guard.band_gain(narrow)) is None
+    short = voices["emma"][:EMBED_RATE]
+    assert EnvelopeMap.fit(voices["heart"], short, guard.band_gain(voices["emma"])) is None
+
+
+def test_stored_and_read_back_and_a_damaged_entry_refused():
+    m = _map(1.3, 30)
+    back = EnvelopeMap.from_json(m.to_json())
+    assert back.bands == m.bands
+    np.testing.assert_allclose(back.matrix, m.matrix, atol=1e-5)
+    good = m.to_json()
+    for damaged in (
+        None,
+        [],
+        {**good, "bands": good["bands"][:5], "mean": good["mean"][:5]},
+        {**good, "mean": good["mean"][:-1]},
+        {**good, "matrix": [[1.0]]},
+        {**good, "matrix": (np.eye(CEPS - 1) * 10).tolist()},
+        {**good, "mean": [float("nan")] * len(good["mean"])},
+        {**good, "bands": [50] * len(good["bands"])},
+    ):
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            EnvelopeMap.from_json(damaged)
+
+
+def test_a_read_streams_each_chunk_through_the_engines_envelope_map(engine, phonemizer):
+    from tray_reader.text.frontend import TextFrontEnd
+
+    ids = VoiceRenderer(engine, TextFrontEnd(phonemizer)).ids(OTHER)[0]
+    pack = model_files.stock_pack("af_heart")
+    plain = np.concatenate(list(engine.stream(ids, pack, 1.0)))
+    m = _map(1.4)
+    engine.use_envelope(m)
+    try:
+        mapped = np.concatenate(list(engine.stream(ids, pack, 1.0)))
+    finally:
+        engine.use_envelope(None)
+    assert mapped.shape == plain.shape
+    # The decoder's windows differ a little from run to run only in the schedule; the map's
+    # effect is far larger than that.
+    np.testing.assert_allclose(mapped, m.apply(plain, SAMPLE_RATE), atol=0.02)
+    assert float(np.abs(mapped - plain).max()) > 0.05

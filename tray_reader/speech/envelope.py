@@ -1,0 +1,288 @@
+"""The envelope map: a filter after the model that moves a voice's spectral envelope the way
+the speaker's moves.
+
+The style fit can only reach voices Kokoro's decoder can make. This filter works on the
+decoder's audio instead, as filter-based voice conversion does ("spectrum differential"): each
+frame keeps its own fine structure (harmonics, noise, phase) and gets a smooth gain, so there
+is no vocoder and nothing to resynthesise.
+
+What it moves: the covariance of the in-band log-mel envelope's first cepstra (c1 .. c13),
+i.e. how the envelope changes between sounds (formant spacing, how open the vowels are, how
+bright the stressed syllables get). Each frame's cepstra, taken about the voice's own mean, are
+multiplied by M = C_speaker^1/2 C_voice^-1/2, which gives them the speaker's covariance. The
+mean itself, the long-term spectrum, is left alone: a recording's long-term spectrum is its
+microphone and room as much as its speaker, and a fixed filter adds the same to every frame's
+log-mel, so it changes the mean and not the covariance. Only the bands the recording carries
+are moved (a telephone recording says nothing about the voice above 3.4 kHz); the gain is 1
+elsewhere. Statistics are text-independent: no transcript is needed.
+
+Streaming: `Stream` takes a chunk's pieces as the engine makes them and gives back the same
+samples filtered, holding back the last ``n_fft - hop`` samples until the next piece (or the
+chunk's end) completes their frames; joined, its output is exactly `EnvelopeMap.apply`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+WINDOW_SECONDS = 0.032
+"""Analysis window (512 samples at 16 kHz, 768 at 24 kHz: the same 31.25 Hz bins)."""
+HOPS_PER_WINDOW = 4
+"""Frames overlap by three quarters (a periodic Hann window's squares then sum to a constant)."""
+N_BANDS = 40
+TOP_HZ = 8000.0
+"""The mel bands cover 0 .. 8 kHz (a 16 kHz recording's whole band); above it the gain is 1."""
+CEPS = 14
+"""Cepstra of the in-band envelope the map moves are c1 .. c(CEPS-1); c0 (the level) stays."""
+MIN_BANDS = 16
+"""A recording carrying fewer whole mel bands than this (narrower than about 2.5 kHz) gets no map."""
+MIN_FRAMES = 250
+"""Speech frames (8 ms each) each side needs at least, for a covariance of CEPS-1 cepstra."""
+MAX_GAIN_DB = 12.0
+"""No band is raised or lowered by more than this."""
+SPEECH_DB = 35.0
+"""Frames within this of a clip's loud frames (its 98th percentile) are its speech."""
+QUIET_DB = (30.0, 20.0)
+"""At read time a frame this far below the voice's mean level gets no gain, this far a full
+gain (a ramp between): the map is made of speech, and silence is left as it is."""
+EIGEN_FLOOR = 1e-3
+"""A covariance's eigenvalues are floored at this share of its largest (its inverse root)."""
+MAX_MATRIX_NORM = 3.0
+"""A map whose matrix stretches any direction more than this is refused (a broken recording)."""
+
+
+@cache
+def _window(n_fft: int) -> np.ndarray:
+    return np.hanning(n_fft + 1)[:-1]
+
+
+def frame_sizes(rate: int) -> tuple[int, int]:
+    """(n_fft, hop) at ``rate``."""
+    n_fft = int(round(WINDOW_SECONDS * rate))
+    return n_fft, n_fft // HOPS_PER_WINDOW
+
+
+def _hz_to_mel(f: np.ndarray) -> np.ndarray:
+    return 2595.0 * np.log10(1.0 + np.asarray(f, np.float64) / 700.0)
+
+
+def _mel_to_hz(m: np.ndarray) -> np.ndarray:
+    return 700.0 * (10.0 ** (np.asarray(m, np.float64) / 2595.0) - 1.0)
+
+
+@cache
+def filterbank(rate: int) -> np.ndarray:
+    """Triangular mel bands over 0 .. TOP_HZ on ``rate``'s FFT bins [N_BANDS, bins]: the same
+    bands in Hz at every rate, so statistics made at 16 kHz apply to 24 kHz audio."""
+    n_fft, _ = frame_sizes(rate)
+    freqs = np.fft.rfftfreq(n_fft, 1.0 / rate)
+    edges = _mel_to_hz(np.linspace(0.0, _hz_to_mel(np.array(TOP_HZ)), N_BANDS + 2))
+    lo, mid, hi = edges[:-2, None], edges[1:-1, None], edges[2:, None]
+    up = (freqs[None, :] - lo) / (mid - lo)
+    down = (hi - freqs[None, :]) / (hi - mid)
+    return np.asarray(np.maximum(0.0, np.minimum(up, down)))
+
+
+@cache
+def _dct(n_in: int) -> np.ndarray:
+    """Orthonormal DCT-II rows 0 .. CEPS-1 over ``n_in`` bands."""
+    k = np.arange(CEPS)[:, None]
+    n = np.arange(n_in)[None, :]
+    m = np.cos(np.pi * k * (2 * n + 1) / (2 * n_in)) * np.sqrt(2.0 / n_in)
+    m[0] /= np.sqrt(2.0)
+    return np.asarray(m)
+
+
+def _frames(x: np.ndarray, rate: int) -> np.ndarray:
+    """Windowed frames of ``x`` padded as `Stream` pads it [frames, n_fft]."""
+    n_fft, hop = frame_sizes(rate)
+    pad = np.pad(np.asarray(x, np.float64), (n_fft - hop, n_fft))
+    count = max(0, (len(pad) - n_fft) // hop + 1)
+    return np.asarray(np.lib.stride_tricks.sliding_window_view(pad, n_fft)[::hop][:count] * _window(n_fft))
+
+
+def log_mel(spec: np.ndarray, rate: int) -> np.ndarray:
+    """Natural-log mel band power of FFT frames [frames, N_BANDS]."""
+    return np.asarray(np.log(np.abs(spec) ** 2 @ filterbank(rate).T + 1e-10))
+
+
+def bands_inside(band: tuple[np.ndarray, np.ndarray], rate: int = 16_000) -> np.ndarray:
+    """Whether each mel band lies wholly inside a recording's band (`guard.band_gain`)."""
+    freqs, gain = band
+    n_fft, _ = frame_sizes(rate)
+    bins = np.fft.rfftfreq(n_fft, 1.0 / rate)
+    inside = np.interp(bins, freqs, gain) > 0.5
+    fb = filterbank(rate)
+    return np.array([bool(np.all(inside[fb[b] > 0])) for b in range(N_BANDS)])
+
+
+@dataclass(frozen=True)
+class _Stats:
+    mean: np.ndarray
+    cov: np.ndarray
+    level: float
+    frames: int
+
+
+def _stats(x16k: np.ndarray, bands: np.ndarray) -> _Stats:
+    lm = log_mel(np.fft.rfft(_frames(x16k, 16_000), axis=-1), 16_000)
+    energy = 10 * np.log10(np.exp(lm).sum(axis=1))
+    speech = lm[energy > np.percentile(energy, 98) - SPEECH_DB][:, bands]
+    mean = speech.mean(axis=0)
+    c = (speech - mean) @ _dct(int(bands.sum()))[1:].T
+    return _Stats(mean, np.cov(c.T), float(np.mean(mean)), len(speech))
+
+
+def _root(c: np.ndarray, power: float) -> np.ndarray:
+    w, v = np.linalg.eigh((c + c.T) / 2)
+    w = np.maximum(w, max(float(w.max()), 1e-12) * EIGEN_FLOOR)
+    return np.asarray((v * w**power) @ v.T)
+
+
+@dataclass(frozen=True)
+class EnvelopeMap:
+    """A voice's envelope map (see the module docstring); stored with an enrolled voice."""
+
+    bands: tuple[int, ...]
+    """The mel bands it moves (those the speaker's recording carries)."""
+    mean: np.ndarray
+    """The voice's mean log-mel in those bands [len(bands)]."""
+    matrix: np.ndarray
+    """What it multiplies the frames' cepstra c1 .. c13 by [CEPS-1, CEPS-1]."""
+
+    @classmethod
+    def fit(
+        cls, voice16k: np.ndarray, speaker16k: np.ndarray, band: tuple[np.ndarray, np.ndarray]
+    ) -> EnvelopeMap | None:
+        """The map from a voice (its render, 16 kHz) to a speaker (their recording, 16 kHz,
+        whose band is ``band``); None when the recording is too narrow or either too short."""
+        inside = bands_inside(band)
+        if int(inside.sum()) < MIN_BANDS:
+            return None
+        voice, speaker = _stats(voice16k, inside), _stats(speaker16k, inside)
+        if min(voice.frames, speaker.frames) < MIN_FRAMES:
+            return None
+        matrix = _root(speaker.cov, 0.5) @ _root(voice.cov, -0.5)
+        if not np.all(np.isfinite(matrix)) or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM:
+            return None
+        return cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix)
+
+    def to_json(self) -> dict:
+        return {
+            "bands": list(self.bands),
+            "mean": [round(float(v), 5) for v in self.mean],
+            "matrix": [[round(float(v), 5) for v in row] for row in self.matrix],
+        }
+
+    @classmethod
+    def from_json(cls, d: object) -> EnvelopeMap:
+        """Raises ValueError for anything but a map `to_json` could have written."""
+        if not isinstance(d, dict):
+            raise ValueError("not an envelope map")
+        bands = tuple(int(b) for b in d["bands"])
+        mean = np.asarray(d["mean"], np.float64)
+        matrix = np.asarray(d["matrix"], np.float64)
+        if (
+            len(bands) < MIN_BANDS
+            or sorted(set(bands)) != list(bands)
+            or not all(0 <= b < N_BANDS for b in bands)
+            or mean.shape != (len(bands),)
+            or matrix.shape != (CEPS - 1, CEPS - 1)
+            or not (np.all(np.isfinite(mean)) and np.all(np.isfinite(matrix)))
+            or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM
+        ):
+            raise ValueError("envelope map has the wrong shape or values")
+        return cls(bands, mean, matrix)
+
+    def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
+        """Each FFT bin's gain (dB) for frames ``spec`` [frames, bins]."""
+        lm = log_mel(spec, rate)
+        idx = list(self.bands)
+        x = lm[:, idx] - self.mean
+        d = _dct(len(idx))[1:]
+        c = x @ d.T
+        moved = (c @ self.matrix.T - c) @ d  # only what the cepstra hold moves
+        level = x.mean(axis=1) * (10 / np.log(10))  # dB against the voice's mean level
+        quiet, full = QUIET_DB
+        weight = np.clip((level + quiet) / (quiet - full), 0.0, 1.0)
+        band_db = np.zeros((len(lm), N_BANDS))
+        band_db[:, idx] = np.clip(moved * (10 / np.log(10)), -MAX_GAIN_DB, MAX_GAIN_DB) * weight[:, None]
+        fb = filterbank(rate)
+        cover = fb.sum(axis=0)
+        return np.asarray((band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9))
+
+    def apply(self, audio: np.ndarray, rate: int) -> np.ndarray:
+        """``audio`` (float32 mono at ``rate``) through the map, as long as it was."""
+        stream = Stream(self, rate)
+        return np.concatenate([*stream.feed(audio), stream.finish()]).astype(np.float32)
+
+    def pieces(self, pieces: Iterable[np.ndarray], rate: int) -> Iterator[np.ndarray]:
+        """One chunk's pieces through the map (see `Stream`); an empty piece is not yielded."""
+        stream = Stream(self, rate)
+        source = iter(pieces)
+        try:
+            for piece in source:
+                yield from stream.feed(piece)
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()  # a consumer that stops early stops what makes the pieces
+        tail = stream.finish()
+        if tail.size:
+            yield tail
+
+
+class Stream:
+    """The map over one chunk's audio, piece by piece (see the module docstring)."""
+
+    def __init__(self, envelope: EnvelopeMap, rate: int) -> None:
+        self.envelope, self.rate = envelope, rate
+        self.n_fft, self.hop = frame_sizes(rate)
+        self.window = _window(self.n_fft)
+        # Periodic Hann at a quarter hop: its squares sum to the same at every sample.
+        self.norm = float(np.sum(self.window**2) / self.hop)
+        pad = self.n_fft - self.hop
+        self.pending = np.zeros(pad)  # input not yet in a finished frame (led by the padding)
+        self.out = np.zeros(pad)  # overlap-added output of the samples in `pending`
+        self.lead = pad  # padding samples at the start of `out` not to be given back
+        self.fed = 0
+        self.given = 0
+
+    def feed(self, piece: np.ndarray) -> Iterator[np.ndarray]:
+        x = np.asarray(piece, np.float64).reshape(-1)
+        self.fed += x.size
+        self.pending = np.concatenate([self.pending, x])
+        self.out = np.concatenate([self.out, np.zeros(x.size)])
+        done = self._run()
+        if done.size:
+            yield done.astype(np.float32)
+
+    def finish(self) -> np.ndarray:
+        """The rest of the chunk (its last ``n_fft - hop`` samples, filtered)."""
+        self.pending = np.concatenate([self.pending, np.zeros(self.n_fft)])
+        self.out = np.concatenate([self.out, np.zeros(self.n_fft)])
+        return np.asarray(self._run(), np.float32)
+
+    def _run(self) -> np.ndarray:
+        """Filter every whole frame in `pending`; return the samples no later frame touches."""
+        count = (len(self.pending) - self.n_fft) // self.hop + 1
+        if count <= 0:
+            return np.zeros(0)
+        frames = np.lib.stride_tricks.sliding_window_view(self.pending, self.n_fft)[:: self.hop][:count]
+        spec = np.fft.rfft(frames * self.window, axis=-1)
+        spec *= 10 ** (self.envelope.gains_db(spec, self.rate) / 20)
+        made = np.fft.irfft(spec, self.n_fft, axis=-1) * self.window
+        for i, frame in enumerate(made):
+            self.out[i * self.hop : i * self.hop + self.n_fft] += frame
+        step = count * self.hop
+        done = self.out[:step] / self.norm
+        self.pending, self.out = self.pending[step:], self.out[step:]
+        done = done[min(self.lead, step) :]
+        self.lead = max(0, self.lead - step)
+        done = done[: max(0, self.fed - self.given)]
+        self.given += done.size
+        return done
