@@ -51,7 +51,8 @@ PICKS: dict[str, Callable[[dict], tuple[float, ...]]] = {
 }
 
 
-def enrol(refs: list[str], seed: int) -> list[dict]:
+def enrol(refs: list[str], seed: int, out: Path | None = None) -> list[dict]:
+    """Each speaker's run (appended to ``out`` as it ends; a speaker not installed is passed over)."""
     from tray_reader.speech.engine import KokoroEngine
     from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.text.g2p import EnglishPhonemizer
@@ -66,7 +67,11 @@ def enrol(refs: list[str], seed: int) -> list[dict]:
     others = stock_profiles.load_other()
     runs = []
     for ref in refs:
-        (a, ra), (b, rb), exclude = be.clips(ref, renderer, 28.0)
+        try:
+            (a, ra), (b, rb), exclude = be.clips(ref, renderer, 28.0)
+        except SystemExit as e:
+            print(f"{ref}: {e}", flush=True)
+            continue
         rec = prepare(a, ra)
         to_b = be.distance_to(prepare(b, rb).speech16k, embedder)
         result = match(
@@ -97,6 +102,9 @@ def enrol(refs: list[str], seed: int) -> list[dict]:
             }
         )
         print(f"{ref} seed {seed}: kept {result.best.label!r}", flush=True)
+        if out is not None:
+            earlier = json.loads(out.read_text()) if out.exists() else []
+            out.write_text(json.dumps([*earlier, runs[-1]]))
     return runs
 
 
@@ -141,11 +149,7 @@ def main() -> int:
     if args.replay is not None:
         runs = [run for f in args.replay for run in json.loads(Path(f).read_text())]
     else:
-        runs = enrol(args.refs.split(","), args.seed)
-        if args.out:
-            out = Path(args.out)
-            earlier = json.loads(out.read_text()) if out.exists() else []
-            out.write_text(json.dumps(earlier + runs))
+        runs = enrol(args.refs.split(","), args.seed, Path(args.out) if args.out else None)
     replay(runs)
     return 0
 

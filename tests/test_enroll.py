@@ -14,7 +14,7 @@ from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.speech.types import DecoderKind
 from tray_reader.voices import intelligibility, stock_profiles
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
-from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack, match
+from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack, match, speak16k
 from tray_reader.voices.library import VoiceLibrary
 from tray_reader.voices.measure import ahs_distance
 from tray_reader.voices.preprocess import prepare
@@ -91,6 +91,12 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert (result.random_blends, result.fit_steps, result.cut_by_time) == (1, 3, False)
     assert info.scores["search"] == {"random_blends": 1, "fit_steps": 3, "cut_by_time": False}
     assert "busy" not in result.summary()
+    # The nearest stock voice and the fitted style were also judged through envelope maps.
+    mapped = [c for c in result.judged if c.envelope is not None]
+    assert {c.label for c in mapped} >= {f"stock {result.nearest_stock}, envelope mapped"}
+    assert all(c.label.endswith(", envelope mapped") for c in mapped)
+    stored = lib.info("emma-like").envelope
+    assert (stored is None) == (result.best.envelope is None)
 
     # Judge on words the enrolment never heard, by the encoder and by the MFCC measure.
     truth = soxr.resample(r.render(pack, 1.0, [TEXT_B]), 24_000, 16_000)
@@ -98,7 +104,7 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     nearest = Candidate("n", {result.nearest_stock: 1.0}, {result.nearest_stock: 1.0})
 
     def score(c: Candidate) -> tuple[float, float]:
-        audio = r.render16k(build_pack(c), c.speed, [TEXT_B])
+        audio = speak16k(r, c, [TEXT_B])  # as it reads: through its envelope map, if it has one
         return cosine(enroller.embedder.embed(audio), target), ahs_distance(audio, truth)
 
     enc_near, ahs_near = score(nearest)
@@ -122,6 +128,7 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     back = other.import_file(tmp_path / "emma.npz")
     assert np.array_equal(other.pack("emma-like"), result.pack)
     assert back.scores == info.scores and back.method == info.method and back.kind == "enrolled"
+    assert back.settings == info.settings  # its pitch, range, speed and envelope map
 
 
 def test_enrolment_needs_consent_a_free_name_and_stops_on_cancel(enroller, adam, tmp_path):

@@ -279,8 +279,10 @@ def test_winners_need_both_encoders_margins_the_win_share_and_not_clearly_furthe
     assert guard.winners([stock, noisy, small, one, further]) == []  # the stock voice is kept
     assert guard.winners([stock, noisy, small, further, level]) == [4]
     assert guard.winners([stock, noisy, small, sure]) == [3]
-    assert guard.winners([stock, noisy, sure, surer, level]) == [3, 2, 4]  # the most reliable first
-    assert guard.winners([stock, level, sure]) == [2, 1]  # on a tie, the lowest MFCC distance
+    assert guard.winners([stock, noisy, sure, surer, level]) == [3, 4, 2]  # the most reliable first
+    # On a tie, the closer by the two encoders together (1.61 against 1.60), though its MFCC
+    # distance is higher (an envelope-mapped voice's is lowered by the map itself).
+    assert guard.winners([stock, sure, level]) == [2, 1]
 
 
 def test_mfcc_veto_tells_a_clearly_further_voice_from_one_further_by_chance():

@@ -148,6 +148,8 @@ class KokoroEngine:
 
     def use_envelope(self, envelope: EnvelopeMap | None) -> None:
         """Read from the next chunk on through this envelope map (None: none)."""
+        if envelope is not None:
+            envelope.warm(SAMPLE_RATE)
         self.envelope = envelope
 
     @classmethod

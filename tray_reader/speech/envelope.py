@@ -52,7 +52,8 @@ gain (a ramp between): the map is made of speech, and silence is left as it is."
 EIGEN_FLOOR = 1e-3
 """A covariance's eigenvalues are floored at this share of its largest (its inverse root)."""
 MAX_MATRIX_NORM = 3.0
-"""A map whose matrix stretches any direction more than this is refused (a broken recording)."""
+"""No direction of the cepstra is stretched or shrunk by more than this factor (a stored map
+that does is refused as damaged)."""
 
 
 @cache
@@ -167,8 +168,12 @@ class EnvelopeMap:
         if min(voice.frames, speaker.frames) < MIN_FRAMES:
             return None
         matrix = _root(speaker.cov, 0.5) @ _root(voice.cov, -0.5)
-        if not np.all(np.isfinite(matrix)) or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM:
+        if not np.all(np.isfinite(matrix)):
             return None
+        # No direction is stretched or shrunk more than MAX_MATRIX_NORM times (a direction
+        # the voice hardly moves in would otherwise be blown up).
+        u, sv, vt = np.linalg.svd(matrix)
+        matrix = (u * np.clip(sv, 1 / MAX_MATRIX_NORM, MAX_MATRIX_NORM)) @ vt
         return cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix)
 
     def to_json(self) -> dict:
@@ -193,7 +198,7 @@ class EnvelopeMap:
             or mean.shape != (len(bands),)
             or matrix.shape != (CEPS - 1, CEPS - 1)
             or not (np.all(np.isfinite(mean)) and np.all(np.isfinite(matrix)))
-            or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM
+            or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM * (1 + 1e-3)
         ):
             raise ValueError("envelope map has the wrong shape or values")
         return cls(bands, mean, matrix)
@@ -214,6 +219,12 @@ class EnvelopeMap:
         fb = filterbank(rate)
         cover = fb.sum(axis=0)
         return np.asarray((band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9))
+
+    def warm(self, rate: int) -> None:
+        """Make the tables a read at ``rate`` needs now, not at its first piece."""
+        filterbank(rate)
+        _window(frame_sizes(rate)[0])
+        _dct(len(self.bands))
 
     def apply(self, audio: np.ndarray, rate: int) -> np.ndarray:
         """``audio`` (float32 mono at ``rate``) through the map, as long as it was."""

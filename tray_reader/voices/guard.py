@@ -27,8 +27,8 @@ than ENC_MARGIN, does so in at least WIN_SHARE of the resamplings of the judged 
 the renders (`win_shares`: a few seconds of speech make the measures noisy, and how noisy
 depends on the recording), and is not clearly further from the judged part by `ahs`: further
 in fewer than AHS_VETO_SHARE of block resamplings of both sides (`ahs_further_shares`); among
-those, the one that beat the stock voice in the most resamplings wins (the lower `ahs` on a
-tie). Otherwise the nearest stock voice is kept and the user is told. `ahs` is a veto, not a
+those, the one that beat the stock voice in the most resamplings wins (on a tie, the one
+closer by the two encoders together: not the lower `ahs`, which an envelope map works on). Otherwise the nearest stock voice is kept and the user is told. `ahs` is a veto, not a
 third race to win by a margin: on a few seconds of speech it hardly tells voices apart, and
 asking it for a margin in most resamplings turned away voices that the speaker's second
 recording found closer by every measure; a veto on its point estimates did the same when they
@@ -283,10 +283,10 @@ def _block_covariances(feats: np.ndarray, at: np.ndarray) -> np.ndarray:
 def winners(judgements: Sequence[Judgement]) -> list[int]:
     """Indices of the voices that beat the nearest stock voice (index 0) (`Judgement.beats`)
     and in WIN_SHARE of the resamplings, the most reliable first (the highest `wins`, then
-    the lowest `ahs`)."""
+    the highest sum of the two encoders' cosines)."""
     stock = judgements[0]
     found = [i for i, j in enumerate(judgements) if i > 0 and j.beats(stock) and j.wins >= WIN_SHARE]
-    return sorted(found, key=lambda i: (-judgements[i].wins, judgements[i].ahs))
+    return sorted(found, key=lambda i: (-judgements[i].wins, -(judgements[i].enc + judgements[i].judge)))
 
 
 WordErrors = Callable[[int, np.ndarray], "float | None"]
