@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import soxr
 
 from tray_reader import model_files
 from tray_reader.speech.envelope import CEPS, EnvelopeMap, frame_sizes
@@ -42,11 +43,12 @@ def voices(engine, phonemizer):
 
     r = VoiceRenderer(engine, TextFrontEnd(phonemizer))
     heart, emma = model_files.stock_pack("af_heart"), model_files.stock_pack("bf_emma")
+    heart_other = r.render(heart, 1.0, [OTHER])
     return {
         "heart": r.render16k(heart, 1.0, [TEXT]),
         "emma": r.render16k(emma, 1.0, [TEXT]),
-        "heart_other": r.render(heart, 1.0, [OTHER]),
-        "heart_other16k": r.render16k(heart, 1.0, [OTHER]),
+        "heart_other": heart_other,
+        "heart_other16k": soxr.resample(heart_other, SAMPLE_RATE, EMBED_RATE).astype(np.float32),
         "emma_other16k": r.render16k(emma, 1.0, [OTHER]),
         "renderer": r,
         "heart_pack": heart,
