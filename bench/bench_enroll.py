@@ -296,13 +296,16 @@ COLUMNS = (
     "fitted+p",
     "nearest+m",
     "nearest+p+m",
+    "searched",
+    "searched+m",
     "fitted+m",
     "fitted+p+m",
     "guarded",
 )
 """The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
-each of those three at the speaker's pitch, range and rate (+p), the nearest stock voice and
-the style fit through their envelope maps (+m), and the guard's choice."""
+each of those three at the speaker's pitch, range and rate (+p), the search's best, the
+nearest stock voice, the search's best and the style fit through their envelope maps (+m),
+and the guard's choice."""
 
 
 def _columns(final) -> dict[str, Candidate | None]:
@@ -333,6 +336,8 @@ def _columns(final) -> dict[str, Candidate | None]:
         "fitted+p": with_prosody(fitted),
         "nearest+m": mapped(nearest),
         "nearest+p+m": mapped(with_prosody(nearest)),
+        "searched": final.searched,
+        "searched+m": mapped(final.searched),
         "fitted+m": mapped(fitted),
         "fitted+p+m": mapped(with_prosody(fitted)),
         "guarded": final.best,

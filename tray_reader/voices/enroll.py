@@ -28,8 +28,8 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    on the voice's own render by the same checked pitch track; the rate, when the words are
    known, by how long each takes to say them), stored with the voice and applied at every
    read;
-8. envelope maps (speech/envelope.py): the nearest stock voice and the fitted style, each
-   also with and without the speaker's pitch, through a filter after the model that gives
+8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best and the
+   fitted style (the first and the last also at the speaker's pitch), through a filter after the model that gives
    their spectral envelope the speaker's way of moving (the covariance of its in-band
    cepstra, fitted on the fit part; the long-term spectrum, the microphone's as much as the
    voice's, is left alone), stored with the voice and applied at every read;
@@ -84,10 +84,11 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 270.0
+LAST_PHASE_SPEECH = 285.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
-the words searched), the fitted style's render of them for its envelope map, every
+the words searched), the search's best's and the fitted style's renders of them for their
+envelope maps, every
 candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones included), and the
 recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
 JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
@@ -167,8 +168,9 @@ class EnrollSettings:
     random_search: bool = True
     """Spend the rest of the budget on random blends around the best one."""
     envelope_maps: bool = True
-    """Judge, beside the nearest stock voice and the fitted style (each also at the speaker's
-    pitch), the same voice through an envelope map fitted to the recording (`envelope`)."""
+    """Judge, beside the nearest stock voice, the search's best and the fitted style (each
+    also at the speaker's pitch, where it was tried so), the same voice through an envelope
+    map fitted to the recording (`envelope`)."""
     exclude: tuple[str, ...] = ()
     """Voices (stock or other languages') left out of the search space (for tests and the
     bench)."""
@@ -664,8 +666,13 @@ def match(
                     judged.append(matched)
                     matched_of[base.label] = matched
     if settings.envelope_maps:
-        for mapped in (single, fitted_style):
-            if mapped is None or cancel.is_set():
+        bases = [single, searched, fitted_style]
+        for k, mapped in enumerate(bases):
+            if (
+                mapped is None
+                or cancel.is_set()
+                or any(b is not None and b.label == mapped.label for b in bases[:k])
+            ):
                 continue
             step(pace(), f"matching how your voice's sound moves ({mapped.label})")
             source = rendered.get(mapped.label)
