@@ -102,6 +102,13 @@ def test_the_map_brings_a_voice_closer_to_a_speaker(voices):
     before = ahs_distance(voices["heart_other16k"], voices["emma_other16k"])
     after = ahs_distance(mapped, voices["emma_other16k"])
     assert after < 0.92 * before
+    # The shape moves, not the level: the loudness and the peaks stay the model's (a peak
+    # pushed past full scale would be clipped by the sound card).
+    plain = voices["heart_other"]
+    through = m.apply(plain, SAMPLE_RATE)
+    level = 20 * np.log10(np.sqrt(np.mean(through**2)) / np.sqrt(np.mean(plain**2)))
+    assert abs(level) < 0.5
+    assert np.abs(through).max() < 1.1 * np.abs(plain).max()
 
 
 def test_a_telephone_recordings_map_leaves_the_sound_above_its_band(voices):

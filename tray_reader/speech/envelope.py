@@ -14,7 +14,9 @@ mean itself, the long-term spectrum, is left alone: a recording's long-term spec
 microphone and room as much as its speaker, and a fixed filter adds the same to every frame's
 log-mel, so it changes the mean and not the covariance. Only the bands the recording carries
 are moved (a telephone recording says nothing about the voice above 3.4 kHz); the gain is 1
-elsewhere. Statistics are text-independent: no transcript is needed.
+elsewhere. Each frame keeps its power: the shape of its spectrum moves, its level (and so the
+model's peaks: nothing is pushed past full scale) stays the model's. Statistics are
+text-independent: no transcript is needed.
 
 Streaming: `Stream` takes a chunk's pieces as the engine makes them and gives back the same
 samples filtered, holding back the last ``n_fft - hop`` samples until the next piece (or the
@@ -218,7 +220,12 @@ class EnvelopeMap:
         band_db[:, idx] = np.clip(moved * (10 / np.log(10)), -MAX_GAIN_DB, MAX_GAIN_DB) * weight[:, None]
         fb = filterbank(rate)
         cover = fb.sum(axis=0)
-        return np.asarray((band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9))
+        bin_db = (band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9)
+        # The shape moves, the frame's power stays: the model's level and its peaks are kept.
+        power = np.abs(spec) ** 2
+        before = power.sum(axis=1) + 1e-20
+        after = (power * 10 ** (bin_db / 10)).sum(axis=1) + 1e-20
+        return np.asarray(bin_db - (10 * np.log10(after / before))[:, None])
 
     def warm(self, rate: int) -> None:
         """Make the tables a read at ``rate`` needs now, not at its first piece."""
