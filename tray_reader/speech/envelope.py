@@ -43,7 +43,7 @@ CEPS = 14
 MIN_BANDS = 16
 """A recording carrying fewer whole mel bands than this (narrower than about 2.5 kHz) gets no map."""
 MIN_FRAMES = 250
-"""Speech frames (8 ms each) each side needs at least, for a covariance of CEPS-1 cepstra."""
+"""Speech frames (one a hop) each side needs at least, for a covariance of CEPS-1 cepstra."""
 MAX_GAIN_DB = 12.0
 """No band is raised or lowered by more than this."""
 SPEECH_DB = 35.0
@@ -127,7 +127,6 @@ def bands_inside(band: tuple[np.ndarray, np.ndarray], rate: int = 16_000) -> np.
 class _Stats:
     mean: np.ndarray
     cov: np.ndarray
-    level: float
     frames: int
 
 
@@ -137,7 +136,7 @@ def _stats(x16k: np.ndarray, bands: np.ndarray) -> _Stats:
     speech = lm[energy > np.percentile(energy, 98) - SPEECH_DB][:, bands]
     mean = speech.mean(axis=0)
     c = (speech - mean) @ _dct(int(bands.sum()))[1:].T
-    return _Stats(mean, np.cov(c.T), float(np.mean(mean)), len(speech))
+    return _Stats(mean, np.cov(c.T), len(speech))
 
 
 def _root(c: np.ndarray, power: float) -> np.ndarray:
