@@ -403,3 +403,80 @@ def test_the_mfcc_distance_ignores_directions_the_clips_hardly_vary_along():
 
     assert distance(hiss) < 0.02
     assert distance(other) > 4 * distance(hiss) and distance(other) > 0.05
+
+
+@pytest.fixture(scope="module")
+def three_closer_made_voices(enroller, two_closer_made_voices):
+    """`two_closer_made_voices` and a third made voice near the speaker, in the same form."""
+    labels, renders, judged, _order = two_closer_made_voices
+    third = Candidate("made 3", {"af_heart": 0.85, "am_adam": 0.15}, {"af_heart": 1.0})
+    labels = [*labels, third.label]
+    renders = [*renders, enroller.renderer.render16k(build_pack(third), 1.0, [guard.JUDGE_TEXT])]
+    verdict = guard.decide("am_adam", labels, lambda i: renders[i], judged, enroller.embedder)
+    order = guard.winners(verdict.judgements)
+    assert len(order) == 3  # all three are closer than am_adam
+    return labels, renders, judged, order
+
+
+@pytest.mark.parametrize("with_kin", [True, False])
+def test_after_a_voice_fails_its_kin_is_checked_last_and_the_next_check_is_begun_early(
+    enroller, three_closer_made_voices, with_kin
+):
+    """A voice whose kin failed (the same voice but for its envelope map, which hardly changes
+    how clearly it speaks) is checked after the others; once a voice failed, the guard tells
+    which voice comes next before each check, so its check can begin while one is heard."""
+    labels, renders, judged, (first, second, third) = three_closer_made_voices
+    heard: list[int] = []
+    told: list[tuple[int, int]] = []  # (checks made so far, the voice told)
+    errors = {0: 0.10, first: 0.40, second: 0.10, third: 0.40}
+
+    def word_errors(index: int, judge_audio: np.ndarray) -> float | None:
+        assert judge_audio is renders[index]
+        heard.append(index)
+        return errors[index]
+
+    def ahead(index: int, judge_audio: np.ndarray) -> None:
+        assert judge_audio is renders[index]
+        told.append((len(heard), index))
+
+    kin = ["stock", "a", "b", "c"]
+    kin[second] = kin[first]  # second is first through its map, say
+    verdict = guard.decide(
+        "am_adam",
+        labels,
+        lambda i: renders[i],
+        judged,
+        enroller.embedder,
+        word_errors,
+        ahead=ahead,
+        kin=kin if with_kin else None,
+    )
+    assert verdict.kept == second
+    if with_kin:
+        assert heard == [0, first, third, second]
+        assert told == [(2, second)]  # before third's check: second comes after it
+        assert "passed over as harder to follow: made" in verdict.message
+    else:
+        assert heard == [0, first, second]
+        assert told == [(2, third)]
+
+
+def test_the_recogniser_in_its_own_process_hears_what_it_hears_here_and_is_stopped(closer_made_voice):
+    from tray_reader.voices import intelligibility
+
+    _labels, renders, _judged = closer_made_voice
+    here = [intelligibility.recognise(r, 16_000) for r in renders]
+    with intelligibility.RecogniserProcess() as listener:
+        tickets = [listener.submit(r) for r in renders]
+        process = listener._process
+        assert process is not None and process.poll() is None
+        # Asked for in another order than sent: each answer is its own audio's.
+        assert [listener.heard(t) for t in reversed(tickets)] == here[::-1]
+        # The process dies with audio sent: what it had not answered is heard here.
+        ticket = listener.submit(renders[1])
+        process.kill()
+        process.wait()
+        assert listener.heard(ticket) == here[1]
+        assert listener.heard(listener.submit(renders[0])) == here[0]  # and from then on
+    assert process.poll() is not None and listener._process is None
+    assert all(w in here[1] for w in ("yellow", "birds"))

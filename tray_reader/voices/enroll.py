@@ -84,14 +84,15 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 285.0
+LAST_PHASE_SPEECH = 325.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
 the words searched), the search's best's and the fitted style's renders of them for their
-envelope maps, every
-candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones included), and the
-recogniser's check (CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with
-JUDGE_TEXT). Times this machine's seconds per second of speech, the time they will take."""
+envelope maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
+included), and the recogniser's checks (CHECK_TEXT, 24 s, said by the stock voice and a made
+one, then heard with JUDGE_TEXT; and a second made voice's, for when the first fails: after
+a failure each check is begun while the one before is heard, so it takes less). Times this machine's seconds per second of speech, the time they
+will take."""
 STOCK_CHECK_SPEECH = 50.0
 """Of that, the stock voice's part of the check, which is shipped for the decoders measured
 (`stock_checks`) and kept on disk by a former enrolment near the same stock voice
@@ -103,6 +104,10 @@ for `total_seconds`, enrolment takes longer rather than making no voice of its o
 FIT_SHARE = 0.65
 """Of the time left for the search and the fit on a slow machine, the fit's share: its
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
+MAPPED = ", envelope mapped"
+"""Ends the label of a voice judged through its envelope map: the map hardly changes how
+clearly it speaks (docs/benchmarks.md), so the guard checks its unmapped kin after the others
+when one fails."""
 CHECK_GRACE = 8.0
 """Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
 after one failed the recogniser's check: the time plan counts one check, and the whole
@@ -682,37 +687,28 @@ def match(
             for variant in (mapped, matched_of.get(mapped.label)):
                 if envelope is not None and variant is not None:
                     judged.append(
-                        dataclasses.replace(
-                            variant, label=f"{variant.label}, envelope mapped", envelope=envelope
-                        )
+                        dataclasses.replace(variant, label=f"{variant.label}{MAPPED}", envelope=envelope)
                     )
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
-
-    check_took = 0.0
-
-    def word_errors(i: int, judge_audio: np.ndarray) -> float | None:
-        nonlocal check_took
-        began = time.monotonic()
-        errors = check_word_errors(renderer, judged[i], judge_audio, nearest if i == 0 else "")
-        if i:
-            check_took = max(check_took, time.monotonic() - began)
-        return errors
 
     def another_check() -> bool:
         """After a made voice failed the recogniser's check: whether the next one's check,
         timed by the slowest so far, ends within `total_seconds` and CHECK_GRACE."""
-        return time.monotonic() - t0 + check_took <= settings.total_seconds + CHECK_GRACE
+        return time.monotonic() - t0 + word_checks.took <= settings.total_seconds + CHECK_GRACE
 
-    verdict = guard.decide(
-        nearest,
-        [c.label for c in judged],
-        lambda i: speak16k(renderer, judged[i], [guard.JUDGE_TEXT]),
-        judged16k,
-        embedder,
-        word_errors,
-        judge,
-        another_check,
-    )
+    with _Checks(renderer, judged, nearest) as word_checks:
+        verdict = guard.decide(
+            nearest,
+            [c.label for c in judged],
+            lambda i: speak16k(renderer, judged[i], [guard.JUDGE_TEXT]),
+            judged16k,
+            embedder,
+            word_checks,
+            judge,
+            another_check,
+            word_checks.ahead,
+            [c.label.removesuffix(MAPPED) for c in judged],
+        )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")
     return EnrollResult(
@@ -779,15 +775,65 @@ def check_word_errors(
         found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
-    more = speak16k(renderer, c, [guard.CHECK_TEXT])
-    errors = intelligibility.word_errors(
-        np.concatenate([judge_audio, more]), f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
-    )
+    errors = intelligibility.word_errors(check_audio(renderer, c, judge_audio), CHECKED_TEXT)
     if key and errors is not None:
         newest = {key: {"errors": errors, "voice": stock_voice}} | {k: v for k, v in kept.items() if k != key}
         with contextlib.suppress(OSError):  # a cache: the next enrolment measures it again
             write_atomic(_checks_path(), json.dumps(dict(list(newest.items())[:CHECKS_KEPT])))
     return errors
+
+
+CHECKED_TEXT = f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
+"""What a voice says in the recogniser's check (`check_audio`)."""
+
+
+def check_audio(renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray) -> np.ndarray:
+    """What the recogniser hears of ``c`` in its check: its render of JUDGE_TEXT (``judge_audio``,
+    the guard's), then of CHECK_TEXT: CHECKED_TEXT."""
+    return np.concatenate([judge_audio, speak16k(renderer, c, [guard.CHECK_TEXT])])
+
+
+class _Checks:
+    """The recogniser's checks of the judged voices, as `guard.decide` asks for them (called
+    with a voice, and told by `ahead` which voice it may ask for next). A made voice's check is
+    heard in a process of its own (`intelligibility.RecogniserProcess`) while the next voice
+    the guard may ask for says CHECK_TEXT here: when a voice fails, the next one's check is
+    already half done. The stock voice's goes through `check_word_errors` (usually shipped)."""
+
+    def __init__(self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str) -> None:
+        self.renderer, self.judged, self.nearest = renderer, judged, nearest
+        self.listener = intelligibility.RecogniserProcess()
+        self.sent: dict[int, int] = {}  # voice -> its ticket with the listener
+        self.upcoming: tuple[int, np.ndarray] | None = None
+        self.took = 0.0
+        """The longest a made voice's check took, from the guard's asking to its answer."""
+
+    def ahead(self, i: int, judge_audio: np.ndarray) -> None:
+        """The guard may ask for voice ``i`` (its JUDGE_TEXT render ``judge_audio``) next."""
+        self.upcoming = (i, judge_audio)
+
+    def __call__(self, i: int, judge_audio: np.ndarray) -> float | None:
+        if i == 0 or not intelligibility.available():
+            return check_word_errors(
+                self.renderer, self.judged[i], judge_audio, self.nearest if i == 0 else ""
+            )
+        began = time.monotonic()
+        self._send(i, judge_audio)
+        if self.upcoming is not None:
+            self._send(*self.upcoming)  # said here while the listener hears voice i
+        errors = intelligibility.wer(CHECKED_TEXT, self.listener.heard(self.sent.pop(i)))
+        self.took = max(self.took, time.monotonic() - began)
+        return errors
+
+    def _send(self, i: int, judge_audio: np.ndarray) -> None:
+        if i not in self.sent:
+            self.sent[i] = self.listener.submit(check_audio(self.renderer, self.judged[i], judge_audio))
+
+    def __enter__(self) -> _Checks:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.listener.close()
 
 
 def _check_key(judge_audio: np.ndarray) -> str:

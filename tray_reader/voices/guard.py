@@ -308,6 +308,8 @@ def decide(
     word_errors: WordErrors = judge_text_errors,
     judge: WindowEncoder | None = None,
     another_check: Callable[[], bool] | None = None,
+    ahead: Callable[[int, np.ndarray], None] | None = None,
+    kin: Sequence[str] | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
@@ -319,7 +321,10 @@ def decide(
     over, and the user told. Without a recogniser that is not checked, and the message says so.
     ``another_check()`` is asked before each check after a voice failed one (enrolment's clock:
     each takes seconds); when it says no, the voices not checked are not kept, and the user
-    told.
+    told. After a failure, ``ahead(j, its render)`` is told, before each check, which voice
+    would be checked after it, so its check can be begun while the recogniser hears the one
+    before; and voices of the failed one's ``kin`` (voices of the same `kin[i]` differ in
+    nothing that changes how clearly they speak) are checked after the others.
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
@@ -347,13 +352,24 @@ def decide(
     kept, understood, unchecked = 0, "", 0
     passed: list[str] = []
     stock_errors: float | None = None
-    candidates = winners(judgements)
-    for n, i in enumerate(candidates):
+    waiting = winners(judgements)
+    first = True
+    while waiting:
         if passed and another_check is not None and not another_check():
-            unchecked = len(candidates) - n
+            unchecked = len(waiting)
             break
-        if n == 0:
+        i = waiting.pop(0)
+        if kin is not None:
+            # If it fails, its kin (the same voice through its envelope map, or not), which
+            # says the same words about as clearly, is checked after the others.
+            waiting = [j for j in waiting if kin[j] != kin[i]] + [j for j in waiting if kin[j] == kin[i]]
+        if ahead is not None and passed and waiting:
+            # After a failure, the check that would come next is begun while this one is heard
+            # (not before the first: most voices pass it, and the two would share the processor).
+            ahead(waiting[0], audio[waiting[0]])
+        if first:
             stock_errors = word_errors(0, audio[0])
+            first = False
         if stock_errors is None:
             kept = i
             understood = "; how well it is understood was not checked (no offline recogniser installed)"
