@@ -8,7 +8,7 @@ import pytest
 import soxr
 
 from tray_reader import model_files
-from tray_reader.speech.envelope import CEPS, EnvelopeMap, frame_sizes
+from tray_reader.speech.envelope import CEPS, CLASSES, EnvelopeMap, frame_sizes
 from tray_reader.speech.types import SAMPLE_RATE
 from tray_reader.voices import guard
 from tray_reader.voices.embedder import EMBED_RATE
@@ -132,22 +132,32 @@ def test_a_fixed_channel_on_the_recording_hardly_moves_the_map(voices):
     band = guard.band_gain(speaker)
     plain = EnvelopeMap.fit(voices["heart"], speaker, band)
     tilted = EnvelopeMap.fit(voices["heart"], _tilted(speaker, 4.0), band)
-    assert plain is not None and tilted is not None
+    later = EnvelopeMap.fit(voices["heart"], speaker[EMBED_RATE // 2 :], band)  # half a second less
+    assert plain is not None and tilted is not None and later is not None
     x = voices["heart_other"]
     n_fft, _ = frame_sizes(SAMPLE_RATE)
     spec = np.fft.rfft(
         np.lib.stride_tricks.sliding_window_view(x, n_fft)[:: n_fft // 4] * np.hanning(n_fft), axis=-1
     )
-    g_plain, g_tilted = plain.gains_db(spec, SAMPLE_RATE), tilted.gains_db(spec, SAMPLE_RATE)
-    below = np.fft.rfftfreq(n_fft, 1 / SAMPLE_RATE) < 8000
+    freqs = np.fft.rfftfreq(n_fft, 1 / SAMPLE_RATE)
+    below = (freqs > 100) & (freqs < 8000)
+
+    def gains(m: EnvelopeMap, classes: bool = True) -> np.ndarray:
+        m = m if classes else EnvelopeMap(m.bands, m.mean, m.matrix)
+        return m.gains_db(spec, SAMPLE_RATE)[:, below]
 
     def rms(g: np.ndarray) -> float:
-        return float(np.sqrt(np.mean(g[:, below] ** 2)))
+        return float(np.sqrt(np.mean(g**2)))
 
-    # A 4 dB/octave tilt is 12 dB between 500 Hz and 4 kHz; the two maps' gains differ by a
-    # small part of what either map does.
-    assert rms(g_plain) > 1.0
-    assert rms(g_plain - g_tilted) < 0.15 * rms(g_plain)
+    # A 4 dB/octave tilt is 12 dB between 500 Hz and 4 kHz. The covariance's part hardly moves:
+    assert rms(gains(plain, False)) > 1.0
+    assert rms(gains(plain, False) - gains(tilted, False)) < 0.15 * rms(gains(plain, False))
+    # The sound classes' means are estimated from fewer frames each: the tilt moves them no
+    # more than half a second less of the same recording does, ...
+    assert rms(gains(plain) - gains(tilted)) < 1.2 * rms(gains(plain) - gains(later))
+    # ... and none of it is the tilt: the average gain gains no slope.
+    slope = np.polyfit(np.log2(freqs[below]), (gains(tilted) - gains(plain)).mean(axis=0), 1)[0]
+    assert abs(slope) < 0.2
 
 
 def test_no_map_from_a_band_too_narrow_or_a_recording_too_short(voices):
@@ -157,11 +167,47 @@ def test_no_map_from_a_band_too_narrow_or_a_recording_too_short(voices):
     assert EnvelopeMap.fit(voices["heart"], short, guard.band_gain(voices["emma"])) is None
 
 
-def test_stored_and_read_back_and_a_damaged_entry_refused():
+def test_the_map_moves_each_sound_classs_mean_but_not_the_long_term_spectrum(voices):
+    m = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    assert m is not None and m.centres is not None and m.shifts is not None
+    assert m.centres.shape == m.shifts.shape == (CLASSES, CEPS - 1)
+    # Classes move apart from one another (the sounds' shapes), by a real amount ...
+    assert float(np.abs(m.shifts).max()) > 0.3
+    # ... and not together: on the voice's own frames the shifts average out, so a fixed
+    # channel, which is all in the long-term spectrum, is not learnt.
+    x = voices["heart_other"]
+    n_fft, _ = frame_sizes(SAMPLE_RATE)
+    spec = np.fft.rfft(
+        np.lib.stride_tricks.sliding_window_view(x, n_fft)[:: n_fft // 4] * np.hanning(n_fft), axis=-1
+    )
+    without = EnvelopeMap(m.bands, m.mean, m.matrix)
+    extra = m.gains_db(spec, SAMPLE_RATE) - without.gains_db(spec, SAMPLE_RATE)
+    loud = np.abs(spec).sum(axis=1) > 0.05 * np.abs(spec).sum(axis=1).max()
+    assert float(np.sqrt(np.mean(extra[loud] ** 2))) > 1.0  # frames move ...
+    assert float(np.abs(extra[loud].mean(axis=0)).max()) < 0.35 * float(np.sqrt(np.mean(extra[loud] ** 2)))
+
+
+def test_stored_and_read_back_and_a_damaged_entry_refused(voices):
     m = _map(1.3, 30)
     back = EnvelopeMap.from_json(m.to_json())
-    assert back.bands == m.bands
+    assert back.bands == m.bands and back.centres is None
     np.testing.assert_allclose(back.matrix, m.matrix, atol=1e-5)
+    fitted = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    assert fitted is not None and fitted.centres is not None and fitted.shifts is not None
+    again = EnvelopeMap.from_json(fitted.to_json())
+    assert again.centres is not None and again.shifts is not None
+    np.testing.assert_allclose(again.centres, fitted.centres, atol=1e-5)
+    np.testing.assert_allclose(again.shifts, fitted.shifts, atol=1e-5)
+    assert abs(again.spread - fitted.spread) < 1e-6 * max(1.0, fitted.spread)
+    classes = fitted.to_json()
+    for damaged_classes in (
+        {**classes, "shifts": classes["shifts"][:-1]},
+        {**classes, "centres": [[0.0] * 3] * 4, "shifts": [[0.0] * 3] * 4},
+        {**classes, "spread": -1.0},
+        {**classes, "shifts": [[float("inf")] * (CEPS - 1)] * CLASSES},
+    ):
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            EnvelopeMap.from_json(damaged_classes)
     good = m.to_json()
     for damaged in (
         None,

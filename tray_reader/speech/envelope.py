@@ -56,6 +56,13 @@ EIGEN_FLOOR = 1e-3
 MAX_MATRIX_NORM = 3.0
 """No direction of the cepstra is stretched or shrunk by more than this factor (a stored map
 that does is refused as damaged)."""
+CLASSES = 32
+"""Sound classes whose means the map also moves: k-means over the voice's frames once their
+covariance is the speaker's (docs/benchmarks.md: 4, 8, 16 and 32 classes gained more and more,
+64 no more than 32)."""
+KMEANS_ROUNDS = 30
+MIN_CLASS_FRAMES = 1.0
+"""A class the speaker's frames hardly fall in (less than this many frames' worth) is not moved."""
 
 
 @cache
@@ -126,8 +133,16 @@ def bands_inside(band: tuple[np.ndarray, np.ndarray], rate: int = 16_000) -> np.
 @dataclass(frozen=True)
 class _Stats:
     mean: np.ndarray
-    cov: np.ndarray
-    frames: int
+    ceps: np.ndarray
+    """The speech frames' cepstra c1 .. c(CEPS-1) about ``mean`` [frames, CEPS-1]."""
+
+    @property
+    def cov(self) -> np.ndarray:
+        return np.asarray(np.cov(self.ceps.T))
+
+    @property
+    def frames(self) -> int:
+        return len(self.ceps)
 
 
 def _stats(x16k: np.ndarray, bands: np.ndarray) -> _Stats:
@@ -135,8 +150,41 @@ def _stats(x16k: np.ndarray, bands: np.ndarray) -> _Stats:
     energy = 10 * np.log10(np.exp(lm).sum(axis=1))
     speech = lm[energy > np.percentile(energy, 98) - SPEECH_DB][:, bands]
     mean = speech.mean(axis=0)
-    c = (speech - mean) @ _dct(int(bands.sum()))[1:].T
-    return _Stats(mean, np.cov(c.T), len(speech))
+    return _Stats(mean, (speech - mean) @ _dct(int(bands.sum()))[1:].T)
+
+
+def _posteriors(ceps: np.ndarray, centres: np.ndarray, spread: float) -> np.ndarray:
+    """[frames, classes]: how much each frame belongs to each class (a Gaussian of variance
+    ``spread`` in every direction about each centre)."""
+    d = ((ceps[:, None, :] - centres[None, :, :]) ** 2).sum(axis=-1) / (2.0 * spread)
+    w = np.exp(-(d - d.min(axis=1, keepdims=True)))
+    return np.asarray(w / w.sum(axis=1, keepdims=True))
+
+
+def _classes(ceps: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+    """(centres [count, d], spread): k-means of ``ceps`` from a fixed start (the same frames
+    give the same classes), and the mean squared distance to the nearest centre a direction."""
+    rng = np.random.default_rng(0)
+    centres = ceps[rng.choice(len(ceps), count, replace=False)]
+    for _ in range(KMEANS_ROUNDS):
+        nearest = ((ceps[:, None, :] - centres[None, :, :]) ** 2).sum(axis=-1).argmin(axis=1)
+        centres = np.array(
+            [ceps[nearest == k].mean(axis=0) if np.any(nearest == k) else centres[k] for k in range(count)]
+        )
+    nearest = ((ceps[:, None, :] - centres[None, :, :]) ** 2).sum(axis=-1).argmin(axis=1)
+    spread = float(np.mean((ceps - centres[nearest]) ** 2))
+    return centres, max(spread, 1e-6)
+
+
+def _class_shifts(voice: np.ndarray, speaker: np.ndarray, centres: np.ndarray, spread: float) -> np.ndarray:
+    """[classes, d]: what moves each class's mean from the voice's frames' (``voice``, already
+    given the speaker's covariance) to the speaker's frames' falling in it, less the shift the
+    voice's frames get on average (so the long-term spectrum, where a fixed channel lies, stays)."""
+    pv, ps = _posteriors(voice, centres, spread), _posteriors(speaker, centres, spread)
+    nv, ns = pv.sum(axis=0), ps.sum(axis=0)
+    shifts = (ps.T @ speaker) / np.maximum(ns, 1e-9)[:, None] - (pv.T @ voice) / np.maximum(nv, 1e-9)[:, None]
+    shifts[ns < MIN_CLASS_FRAMES] = 0.0
+    return np.asarray(shifts - (nv / nv.sum()) @ shifts)
 
 
 def _root(c: np.ndarray, power: float) -> np.ndarray:
@@ -155,6 +203,13 @@ class EnvelopeMap:
     """The voice's mean log-mel in those bands [len(bands)]."""
     matrix: np.ndarray
     """What it multiplies the frames' cepstra c1 .. c13 by [CEPS-1, CEPS-1]."""
+    centres: np.ndarray | None = None
+    """The sound classes' centres in the multiplied cepstra [classes, CEPS-1] (None: no
+    class moves; a map stored before classes were moved)."""
+    shifts: np.ndarray | None = None
+    """What a frame of each class is moved by, after the multiplication [classes, CEPS-1]."""
+    spread: float = 1.0
+    """Each class's variance a direction (how softly a frame belongs to the classes)."""
 
     @classmethod
     def fit(
@@ -175,14 +230,29 @@ class EnvelopeMap:
         # the voice hardly moves in would otherwise be blown up).
         u, sv, vt = np.linalg.svd(matrix)
         matrix = (u * np.clip(sv, 1 / MAX_MATRIX_NORM, MAX_MATRIX_NORM)) @ vt
-        return cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix)
+        moved = voice.ceps @ matrix.T
+        centres, spread = _classes(moved, CLASSES)
+        shifts = _class_shifts(moved, speaker.ceps, centres, spread)
+        if not (np.all(np.isfinite(centres)) and np.all(np.isfinite(shifts))):
+            return None
+        return cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix, centres, shifts, spread)
 
     def to_json(self) -> dict:
-        return {
+        def rows(m: np.ndarray) -> list[list[float]]:
+            return [[round(float(v), 5) for v in row] for row in m]
+
+        stored = {
             "bands": list(self.bands),
             "mean": [round(float(v), 5) for v in self.mean],
-            "matrix": [[round(float(v), 5) for v in row] for row in self.matrix],
+            "matrix": rows(self.matrix),
         }
+        if self.centres is not None and self.shifts is not None:
+            stored |= {
+                "centres": rows(self.centres),
+                "shifts": rows(self.shifts),
+                "spread": round(self.spread, 7),
+            }
+        return stored
 
     @classmethod
     def from_json(cls, d: object) -> EnvelopeMap:
@@ -202,7 +272,21 @@ class EnvelopeMap:
             or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM * (1 + 1e-3)
         ):
             raise ValueError("envelope map has the wrong shape or values")
-        return cls(bands, mean, matrix)
+        if "centres" not in d:
+            return cls(bands, mean, matrix)
+        centres = np.asarray(d["centres"], np.float64)
+        shifts = np.asarray(d["shifts"], np.float64)
+        spread = float(d["spread"])
+        if (
+            centres.ndim != 2
+            or not 1 <= len(centres) <= 4 * CLASSES
+            or centres.shape[1] != CEPS - 1
+            or shifts.shape != centres.shape
+            or not (np.all(np.isfinite(centres)) and np.all(np.isfinite(shifts)))
+            or not (np.isfinite(spread) and spread > 0)
+        ):
+            raise ValueError("envelope map has the wrong sound classes")
+        return cls(bands, mean, matrix, centres, shifts, spread)
 
     def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
         """Each FFT bin's gain (dB) for frames ``spec`` [frames, bins]."""
@@ -211,7 +295,10 @@ class EnvelopeMap:
         x = lm[:, idx] - self.mean
         d = _dct(len(idx))[1:]
         c = x @ d.T
-        moved = (c @ self.matrix.T - c) @ d  # only what the cepstra hold moves
+        mapped = c @ self.matrix.T
+        if self.centres is not None and self.shifts is not None:
+            mapped += _posteriors(mapped, self.centres, self.spread) @ self.shifts
+        moved = (mapped - c) @ d  # only what the cepstra hold moves
         level = x.mean(axis=1) * (10 / np.log(10))  # dB against the voice's mean level
         quiet, full = QUIET_DB
         weight = np.clip((level + quiet) / (quiet - full), 0.0, 1.0)
