@@ -14,6 +14,9 @@ Maps, in the recording's band only (outside it the gain is 1), on in-band log-me
   full    y = mu_s + M_a (x - mu_s) on the band's first cepstra, M = C_t^1/2 C_s^-1/2: the
           envelope's covariance (how it moves between sounds), the mean left alone.
   both    full, then static.
+  classesK full, then each of K sound classes' mean moved to the speaker's, less the average
+          shift (k-means over the voice's frames after "full"; the speaker's frames, about their
+          own mean, fall in them softly): what the built map does with K = envelope.CLASSES.
 `measure.ahs_distance` is an MFCC-covariance distance: "full" works on nearly what it measures,
 so by it "full" is not independent; the two encoders are.
 
@@ -37,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
 from tray_reader import model_files  # noqa: E402
+from tray_reader.speech import envelope  # noqa: E402
 from tray_reader.speech.engine import KokoroEngine  # noqa: E402
 from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
@@ -118,7 +122,15 @@ class Stats:
         d = _dct_matrix(int(bands.sum()), CEPS)
         self.dct = d
         c = (x - self.mean) @ d.T
+        self.ceps = c[:, 1:]
         self.cov = np.cov(c[:, 1:].T)
+
+
+def _class_move(s: Stats, t: Stats, m: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """(centres, shifts, spread) of ``count`` sound classes, as `EnvelopeMap.fit` makes them."""
+    moved = s.ceps @ m.T
+    centres, spread = envelope._classes(moved, count)
+    return centres, envelope._class_shifts(moved, t.ceps, centres, spread), spread
 
 
 def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: float) -> np.ndarray:
@@ -127,13 +139,17 @@ def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: 
     y = x.copy()
     if kind in ("diag",):
         y = s.mean + (t.sd / s.sd) ** a * (x - s.mean)
-    if kind in ("full", "both"):
+    if kind in ("full", "both") or kind.startswith("classes"):
         m = _sqrtm(t.cov) @ _sqrtm(s.cov, inverse=True)
         m = np.eye(len(m)) + a * (m - np.eye(len(m)))
         d = s.dct[1:]
         c = (x - s.mean) @ d.T
+        moved = c @ m.T
+        if kind.startswith("classes"):
+            centres, shifts, spread = _class_move(s, t, m, int(kind.removeprefix("classes")))
+            moved = moved + envelope._posteriors(moved, centres, spread) @ shifts
         # Only the cepstra's part moves: what the first cepstra do not hold stays.
-        y = x + (c @ m.T - c) @ np.linalg.pinv(d).T
+        y = x + (moved - c) @ np.linalg.pinv(d).T
     if kind in ("static", "both"):
         y = y + a * (t.mean - s.mean)
     out = lm.copy()

@@ -9,8 +9,11 @@ is no vocoder and nothing to resynthesise.
 What it moves: the covariance of the in-band log-mel envelope's first cepstra (c1 .. c13),
 i.e. how the envelope changes between sounds (formant spacing, how open the vowels are, how
 bright the stressed syllables get). Each frame's cepstra, taken about the voice's own mean, are
-multiplied by M = C_speaker^1/2 C_voice^-1/2, which gives them the speaker's covariance. The
-mean itself, the long-term spectrum, is left alone: a recording's long-term spectrum is its
+multiplied by M = C_speaker^1/2 C_voice^-1/2, which gives them the speaker's covariance. Then
+each sound class's mean moves to the speaker's (32 classes, k-means over the voice's frames so
+multiplied; the speaker's frames, taken about their own mean, fall in them softly), less the
+shift the voice's frames get on average: how the speaker's vowels, nasals and hisses differ
+from one another, not what they share. The mean itself, the long-term spectrum, is left alone: a recording's long-term spectrum is its
 microphone and room as much as its speaker, and a fixed filter adds the same to every frame's
 log-mel, so it changes the mean and not the covariance. Only the bands the recording carries
 are moved (a telephone recording says nothing about the voice above 3.4 kHz); the gain is 1
