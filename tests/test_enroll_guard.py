@@ -461,7 +461,7 @@ def test_after_a_voice_fails_its_kin_is_checked_last_and_the_next_check_is_begun
         assert told == [(2, third)]
 
 
-def test_the_recogniser_in_its_own_process_hears_what_it_hears_here_and_is_stopped(closer_made_voice):
+def test_the_recogniser_in_its_own_process_hears_what_it_hears_here_and_is_stopped(closer_made_voice, caplog):
     from tray_reader.voices import intelligibility
 
     _labels, renders, _judged = closer_made_voice
@@ -477,6 +477,7 @@ def test_the_recogniser_in_its_own_process_hears_what_it_hears_here_and_is_stopp
         process.kill()
         process.wait()
         assert listener.heard(ticket) == here[1]
+        assert "recogniser's own process stopped" in caplog.text
         assert listener.heard(listener.submit(renders[0])) == here[0]  # and from then on
     assert process.poll() is not None and listener._process is None
     assert all(w in here[1] for w in ("yellow", "birds"))

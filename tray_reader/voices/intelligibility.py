@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -21,6 +22,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import soxr
+
+log = logging.getLogger(__name__)
 
 RATE = 16_000
 LEAD_SILENCE = 0.3
@@ -181,12 +184,15 @@ class RecogniserProcess:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                 )
-            except OSError:
+            except OSError as e:
+                log.warning("the recogniser's own process did not start (%s); hearing in this one instead", e)
                 self._failed = True
         return self._process
 
     def _lost(self) -> None:
         """The process is gone: hear what it had not answered here."""
+        if not self._failed:
+            log.warning("the recogniser's own process stopped; hearing in this one instead")
         self._failed = True
         self.close()
         for ticket, pcm in self._waiting:
