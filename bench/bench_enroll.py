@@ -75,7 +75,7 @@ from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
-from tray_reader.voices.enroll import Candidate, EnrollSettings, build_pack, match, speak16k  # noqa: E402
+from tray_reader.voices.enroll import MAPPED, Candidate, EnrollSettings, build_pack, match, speak16k  # noqa: E402
 from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
 from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
@@ -304,8 +304,8 @@ COLUMNS = (
 )
 """The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
 each of those three at the speaker's pitch, range and rate (+p), the search's best, the
-nearest stock voice, the search's best and the style fit through their envelope maps (+m),
-and the guard's choice."""
+nearest stock voice, the search's best and the style fit through their envelope maps (+m)
+(the first and the last also at the speaker's pitch), and the guard's choice."""
 
 
 def _columns(final) -> dict[str, Candidate | None]:
@@ -323,7 +323,7 @@ def _columns(final) -> dict[str, Candidate | None]:
     def mapped(base: Candidate | None) -> Candidate | None:
         if base is None:
             return None
-        return judged.get(base.label + ", envelope mapped")
+        return judged.get(base.label + MAPPED)
 
     nearest = final.judged[0]
     fitted = final.fitted if final.fitted is not None and final.fitted.label in judged else None

@@ -29,7 +29,8 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    known, by how long each takes to say them), stored with the voice and applied at every
    read;
 8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best and the
-   fitted style (the first and the last also at the speaker's pitch), through a filter after the model that gives
+   fitted style (the first and the last also at the speaker's pitch), through a filter after
+   the model that gives
    their spectral envelope the speaker's way of moving (the covariance of its in-band
    cepstra, fitted on the fit part; the long-term spectrum, the microphone's as much as the
    voice's, is left alone), stored with the voice and applied at every read;
@@ -91,8 +92,8 @@ the words searched), the search's best's and the fitted style's renders of them 
 envelope maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
 included), and the recogniser's checks (CHECK_TEXT, 24 s, said by the stock voice and a made
 one, then heard with JUDGE_TEXT; and a second made voice's, for when the first fails: after
-a failure each check is begun while the one before is heard, so it takes less). Times this machine's seconds per second of speech, the time they
-will take."""
+a failure each check is begun while the one before is heard, so it takes less). Times this
+machine's seconds per second of speech, the time they will take."""
 STOCK_CHECK_SPEECH = 50.0
 """Of that, the stock voice's part of the check, which is shipped for the decoders measured
 (`stock_checks`) and kept on disk by a former enrolment near the same stock voice
