@@ -17,6 +17,10 @@ Maps, in the recording's band only (outside it the gain is 1), on in-band log-me
   classesK full, then each of K sound classes' mean moved to the speaker's, less the average
           shift (k-means over the voice's frames after "full"; the speaker's frames, about their
           own mean, fall in them softly): what the built map does with K = envelope.CLASSES.
+          classesKsTAU shrinks each class's shift by n / (n + TAU), n the speaker's frames in it;
+          classesKcN moves c1 .. c(N-1) instead of CEPS's (e.g. classes32c20, classes32s16c20).
+  map, map-short, map-level: `EnvelopeMap` as built, from CHECK_TEXT's render, from two
+          profile sentences', and from CHECK_TEXT's without each frame's power kept.
 `measure.ahs_distance` is an MFCC-covariance distance: "full" works on nearly what it measures,
 so by it "full" is not independent; the two encoders are.
 
@@ -30,6 +34,7 @@ guard would see).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -45,7 +50,7 @@ from tray_reader.speech.engine import KokoroEngine  # noqa: E402
 from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
 from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
-from tray_reader.voices import guard, stock_profiles  # noqa: E402
+from tray_reader.voices import guard, intelligibility, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, mel_filterbank  # noqa: E402
 from tray_reader.voices.enroll import PROFILE_SENTENCES  # noqa: E402
 from tray_reader.voices.measure import _dct_matrix  # noqa: E402
@@ -61,6 +66,8 @@ CEPS = 14
 """Cepstra of the in-band log-mel envelope the full map moves (c1..c13; c0 is the level)."""
 MAX_GAIN_DB = 12.0
 SPEECH_DB = 35.0
+SAID = f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
+"""What --wer's renders say."""
 
 
 @cache
@@ -115,22 +122,37 @@ def _sqrtm(c: np.ndarray, inverse: bool = False) -> np.ndarray:
 
 
 class Stats:
-    def __init__(self, lm: np.ndarray, bands: np.ndarray):
+    def __init__(self, lm: np.ndarray, bands: np.ndarray, ceps: int = CEPS):
         x = lm[speech_frames(lm)][:, bands]
+        self.lm = lm
+        self.bands = bands
         self.mean = x.mean(axis=0)
         self.sd = x.std(axis=0) + 1e-6
-        d = _dct_matrix(int(bands.sum()), CEPS)
+        d = _dct_matrix(int(bands.sum()), ceps)
         self.dct = d
         c = (x - self.mean) @ d.T
         self.ceps = c[:, 1:]
         self.cov = np.cov(c[:, 1:].T)
 
 
-def _class_move(s: Stats, t: Stats, m: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """(centres, shifts, spread) of ``count`` sound classes, as `EnvelopeMap.fit` makes them."""
+def _class_move(
+    s: Stats, t: Stats, m: np.ndarray, count: int, tau: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """(centres, shifts, spread) of ``count`` sound classes, as `EnvelopeMap.fit` makes them;
+    with ``tau`` > 0 each class's shift is shrunk by n / (n + tau), n the speaker's frames in it."""
     moved = s.ceps @ m.T
     centres, spread = envelope._classes(moved, count)
-    return centres, envelope._class_shifts(moved, t.ceps, centres, spread), spread
+    shifts = envelope._class_shifts(moved, t.ceps, centres, spread)
+    if tau > 0:
+        ns = envelope._posteriors(t.ceps, centres, spread).sum(axis=0)
+        nv = envelope._posteriors(moved, centres, spread).sum(axis=0)
+        shifts = shifts * (ns / (ns + tau))[:, None]
+        shifts = shifts - (nv / nv.sum()) @ shifts
+    return centres, shifts, spread
+
+
+CLASS_KIND = re.compile(r"classes(\d+)(?:s(\d+))?(?:c(\d+))?$")
+"""classesK[sTAU][cN]: K classes, shifts shrunk with TAU frames, N cepstra (c0 .. cN-1)."""
 
 
 def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: float) -> np.ndarray:
@@ -146,7 +168,9 @@ def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: 
         c = (x - s.mean) @ d.T
         moved = c @ m.T
         if kind.startswith("classes"):
-            centres, shifts, spread = _class_move(s, t, m, int(kind.removeprefix("classes")))
+            k = CLASS_KIND.match(kind)
+            assert k is not None, kind
+            centres, shifts, spread = _class_move(s, t, m, int(k[1]), float(k[2] or 0))
             moved = moved + envelope._posteriors(moved, centres, spread) @ shifts
         # Only the cepstra's part moves: what the first cepstra do not hold stays.
         y = x + (moved - c) @ np.linalg.pinv(d).T
@@ -158,6 +182,9 @@ def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: 
 
 
 def apply(x16k: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: float) -> np.ndarray:
+    k = CLASS_KIND.match(kind)
+    if k is not None and k[3]:
+        s, t = Stats(s.lm, bands, int(k[3])), Stats(t.lm, bands, int(k[3]))
     spec = stft(x16k)
     lm = log_mel(spec)
     gain_db = (mapped(lm, bands, s, t, kind, a) - lm) * (10 / np.log(10))
@@ -168,11 +195,23 @@ def apply(x16k: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a:
     return istft(spec * 10 ** (per_bin / 20), len(x16k))
 
 
+class LevelFree(EnvelopeMap):
+    """The built map without each frame's power kept: the level moves with the shape, as the
+    study's own maps let it (the top bin, above TOP_HZ, has no gain but the frame's level)."""
+
+    def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
+        g = super().gains_db(spec, rate)
+        return g - g[:, -1:]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--refs", default=REFS)
     ap.add_argument("--strengths", default="0.5,1")
     ap.add_argument("--kinds", default="static,diag,full,both")
+    ap.add_argument(
+        "--wer", action="store_true", help="also the recogniser's word errors on JUDGE_TEXT and CHECK_TEXT"
+    )
     args = ap.parse_args()
     strengths = [float(a) for a in args.strengths.split(",")]
     kinds = args.kinds.split(",")
@@ -194,15 +233,28 @@ def main() -> int:
         judged = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
         judged24 = renderer.render(pack, 1.0, [guard.JUDGE_TEXT])
         short = renderer.render16k(pack, 1.0, list(PROFILE_SENTENCES[:2]))
+        built = EnvelopeMap.fit(renderer.render16k(pack, 1.0, [guard.CHECK_TEXT]), fit, guard.band_gain(fit))
         maps = {
-            "map": EnvelopeMap.fit(
-                renderer.render16k(pack, 1.0, [guard.CHECK_TEXT]), fit, guard.band_gain(fit)
-            ),
+            "map": built,
             "map-short": EnvelopeMap.fit(short, fit, guard.band_gain(fit)),
+            "map-level": None if built is None else LevelFree(**vars(built)),
         }
+        checked24 = renderer.render(pack, 1.0, [guard.CHECK_TEXT])
+        checked = be.to16k(checked24, 24_000)
+
+        def errors(judged_part: np.ndarray, checked_part: np.ndarray) -> str:
+            if not args.wer:
+                return ""
+            e = intelligibility.word_errors(np.concatenate([judged_part, checked_part]), SAID)
+            return "" if e is None else f"; word errors {e:.2f}"
+
         ceil_b, ceil_h = to_b(clip_a), to_held(fit)
         base_b, base_h = to_b(judged), to_held(judged)
-        print(f"{ref}: nearest {nearest}, {int(bands.sum())} of {N_MELS} bands in band", flush=True)
+        print(
+            f"{ref}: nearest {nearest}, {int(bands.sum())} of {N_MELS} bands in band"
+            f"{errors(judged, checked)}",
+            flush=True,
+        )
         for kind in kinds:
             for s in strengths if kind not in maps else [1.0]:
                 if kind in maps:
@@ -211,15 +263,17 @@ def main() -> int:
                         print(f"  {kind}: no map")
                         continue
                     y = be.to16k(m.apply(judged24, 24_000), 24_000)
+                    y_check = be.to16k(m.apply(checked24, 24_000), 24_000)
                 else:
                     y = apply(judged, bands, source, target, kind, s)
+                    y_check = apply(checked, bands, source, target, kind, s)
                 db, dh = to_b(y), to_held(y)
                 cb = [(base_b[i] - db[i]) / (base_b[i] - ceil_b[i]) for i in range(3)]
                 ch = [(base_h[i] - dh[i]) / (base_h[i] - ceil_h[i]) for i in range(3)]
                 totals.setdefault(f"{kind} {s:g}", []).append(cb)
                 print(
                     f"  {kind:6s} {s:g}: clip B {'/'.join(f'{c:+.0%}' for c in cb)}; "
-                    f"held-back {'/'.join(f'{c:+.0%}' for c in ch)}",
+                    f"held-back {'/'.join(f'{c:+.0%}' for c in ch)}{errors(y, y_check)}",
                     flush=True,
                 )
     print("mean gap closed on clip B (enc/AHS/GE2E):")

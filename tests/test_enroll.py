@@ -244,10 +244,6 @@ def test_a_speaker_no_stock_voice_is_near_is_brought_nearer_by_another_languages
     )
     assert not any("if_sara" in label for label, _ in held.tried)
     assert held.searched is not None and "if_sara" not in held.searched.timbre
-    # Without them, nothing but the stock voices is tried.
-    alone = match(recording, r, enroller.embedder, enroller.profiles, TEXT_A, settings)
-    assert not any(label.startswith("timbre of ") for label, _ in alone.tried)
-    assert all(n in {v.name for v in model_files.stock_voices()} for n in alone.searched.timbre)
 
 
 def test_fit_simplex_recovers_a_convex_combination():
@@ -328,10 +324,14 @@ def test_on_a_machine_too_slow_for_the_time_allowed_the_search_is_shortened_and_
     shipped = dataclasses.replace(short, decoder=DecoderKind.SHIPPED)
     assert "tray-reader doctor --build-fast-model" in shipped.summary()
     assert "too slowly" not in shipped.summary() and "busy" not in shipped.summary()
-    roomy = dataclasses.replace(settings, total_seconds=float("inf"), budget_seconds=600.0, random_blends=2)
+    roomy = dataclasses.replace(settings, total_seconds=float("inf"), budget_seconds=600.0, random_blends=1)
     full = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, roomy)
-    assert not full.shortened and not full.cut_by_time and full.random_blends == 2
+    assert not full.shortened and not full.cut_by_time and full.random_blends == 1
     assert "slowly" not in full.summary() and "busy" not in full.summary()
+    # Without the other languages' profiles, nothing but the stock voices is tried.
+    assert not any(label.startswith("timbre of ") for label, _ in full.tried)
+    assert full.searched is not None
+    assert all(n in {v.name for v in model_files.stock_voices()} for n in full.searched.timbre)
     # Each phase's time is told (the fit did not run; the guard always does), within the whole.
     search_s, fit_s, last_s, planned = full.phase_seconds
     assert search_s > 0 and fit_s == 0 and last_s > 0 and planned > 0

@@ -300,7 +300,7 @@ def test_window_enrols_a_part_read_passage_under_xvfb(
             total_seconds=float("inf"),
             match_pitch=False,
             refit_rounds=0,
-            random_blends=1,
+            random_blends=0,
             fit_steps=3,
             match_prosody=False,
             exclude=(HELD_OUT,),
