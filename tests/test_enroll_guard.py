@@ -418,13 +418,14 @@ def three_closer_made_voices(enroller, two_closer_made_voices):
     return labels, renders, judged, order
 
 
-@pytest.mark.parametrize("with_kin", [True, False])
+@pytest.mark.parametrize("case", ["kin", "none", "plain kin of a mapped voice", "maps after a map failed"])
 def test_after_a_voice_fails_its_kin_is_checked_last_and_the_next_check_is_begun_early(
-    enroller, three_closer_made_voices, with_kin
+    enroller, three_closer_made_voices, case
 ):
-    """A voice whose kin failed (the same voice but for its envelope map, which hardly changes
-    how clearly it speaks) is checked after the others; once a voice failed, the guard tells
-    which voice comes next before each check, so its check can begin while one is heard."""
+    """A voice whose kin failed (the same voice but for its envelope map) is checked after
+    the others, unless it is the plainer of the two; after a mapped voice failed, the other
+    mapped voices come after the plain ones. Once a voice failed, the guard tells which voice
+    comes next before each check, so its check can begin while one is heard."""
     labels, renders, judged, (first, second, third) = three_closer_made_voices
     heard: list[int] = []
     told: list[tuple[int, int]] = []  # (checks made so far, the voice told)
@@ -440,7 +441,13 @@ def test_after_a_voice_fails_its_kin_is_checked_last_and_the_next_check_is_begun
         told.append((len(heard), index))
 
     kin = ["stock", "a", "b", "c"]
-    kin[second] = kin[first]  # second is first through its map, say
+    mapped = [False] * 4
+    if case in ("kin", "plain kin of a mapped voice"):
+        kin[second] = kin[first]  # the same voice, one of them through its map
+    if case == "plain kin of a mapped voice":
+        mapped[first] = True
+    if case == "maps after a map failed":
+        mapped[first] = mapped[second] = True
     verdict = guard.decide(
         "am_adam",
         labels,
@@ -449,14 +456,15 @@ def test_after_a_voice_fails_its_kin_is_checked_last_and_the_next_check_is_begun
         enroller.embedder,
         word_errors,
         ahead=ahead,
-        kin=kin if with_kin else None,
+        kin=None if case == "none" else kin,
+        mapped=None if case == "none" else mapped,
     )
     assert verdict.kept == second
-    if with_kin:
+    if case in ("kin", "maps after a map failed"):
         assert heard == [0, first, third, second]
         assert told == [(2, second)]  # before third's check: second comes after it
         assert "passed over as harder to follow: made" in verdict.message
-    else:
+    else:  # the plainer kin of a failed mapped voice is checked next, as it would be anyway
         assert heard == [0, first, second]
         assert told == [(2, third)]
 

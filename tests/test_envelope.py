@@ -8,7 +8,8 @@ import pytest
 import soxr
 
 from tray_reader import model_files
-from tray_reader.speech.envelope import CEPS, CLASSES, EnvelopeMap, frame_sizes
+from tray_reader.speech import envelope
+from tray_reader.speech.envelope import CEPS, CLASSES, OLD_CEPS, EnvelopeMap, frame_sizes
 from tray_reader.speech.types import SAMPLE_RATE
 from tray_reader.voices import guard
 from tray_reader.voices.embedder import EMBED_RATE
@@ -115,6 +116,7 @@ def test_a_telephone_recordings_map_leaves_the_sound_above_its_band(voices):
     speaker = _band_limited(voices["emma"], 300, 3400)
     m = EnvelopeMap.fit(voices["heart"], speaker, guard.band_gain(speaker))
     assert m is not None and 16 <= len(m.bands) < 40
+    assert len(m.matrix) == min(CEPS, len(m.bands)) - 1  # no more cepstra than its bands hold
     mapped = voices["renderer"].render16k(voices["heart_pack"], 1.0, [OTHER], envelope=m)
     # Below 3.4 kHz it moves the voice; above, where the recording says nothing, it is as it was.
     lo_change = _band_limited(mapped - voices["heart_other16k"], 300, 3400)
@@ -185,6 +187,52 @@ def test_the_map_moves_each_sound_classs_mean_but_not_the_long_term_spectrum(voi
     loud = np.abs(spec).sum(axis=1) > 0.05 * np.abs(spec).sum(axis=1).max()
     assert float(np.sqrt(np.mean(extra[loud] ** 2))) > 1.0  # frames move ...
     assert float(np.abs(extra[loud].mean(axis=0)).max()) < 0.35 * float(np.sqrt(np.mean(extra[loud] ** 2)))
+
+
+def test_the_voice_keeps_its_loudness_and_its_sounds_their_contrast(voices):
+    """The map's average gain on the voice is taken off (`level_db`): frames the speaker's
+    shape makes louder than that are louder, none by more than HEADROOM_DB; a map stored
+    before keeps each frame's power, as it was made."""
+    m = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    assert m is not None and m.level_db is not None and abs(m.level_db) < envelope.MAX_GAIN_DB
+    x = voices["heart_other"]  # words the map was not made from
+    n_fft, hop = frame_sizes(SAMPLE_RATE)
+    spec = np.fft.rfft(np.lib.stride_tricks.sliding_window_view(x, n_fft)[::hop] * np.hanning(n_fft), axis=-1)
+    power = (np.abs(spec) ** 2).sum(axis=1)
+    loud = power > 0.01 * power.max()
+
+    def change_db(e: EnvelopeMap) -> np.ndarray:
+        after = (np.abs(spec) ** 2 * 10 ** (e.gains_db(spec, SAMPLE_RATE) / 10)).sum(axis=1)
+        return 10 * np.log10(after[loud] / power[loud])
+
+    now = change_db(m)
+    assert now.max() <= envelope.HEADROOM_DB + 1e-6 and now.std() > 0.5  # contrast, within headroom
+    assert abs(10 * np.log10((power[loud] * 10 ** (now / 10)).sum() / power[loud].sum())) < 1.0
+    before = EnvelopeMap.from_json({k: v for k, v in m.to_json().items() if k != "level_db"})
+    assert before.level_db is None and np.abs(change_db(before)).max() < 1e-6
+    back = EnvelopeMap.from_json(m.to_json())
+    assert back.level_db == pytest.approx(m.level_db, abs=1e-4)
+    for level in (float("nan"), 40.0, "loud"):
+        with pytest.raises(ValueError):
+            EnvelopeMap.from_json({**m.to_json(), "level_db": level})
+
+
+def test_a_map_stored_with_fewer_cepstra_reads_and_applies_as_it_was_made(voices, monkeypatch):
+    """Maps made before CEPS was 20 moved c1 .. c13: they are read and applied as made."""
+    monkeypatch.setattr(envelope, "CEPS", OLD_CEPS)
+    old = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    monkeypatch.undo()
+    new = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    assert old is not None and new is not None and old.centres is not None
+    assert (len(old.matrix), old.centres.shape[1], len(new.matrix)) == (OLD_CEPS - 1, OLD_CEPS - 1, CEPS - 1)
+    back = EnvelopeMap.from_json(old.to_json())
+    x = voices["heart_other"]
+    np.testing.assert_allclose(back.apply(x, SAMPLE_RATE), old.apply(x, SAMPLE_RATE), atol=2e-4)
+    assert np.abs(back.apply(x, SAMPLE_RATE) - new.apply(x, SAMPLE_RATE)).max() > 0.01
+    # One size's classes with the other's matrix is no map either wrote.
+    classes = {k: new.to_json()[k] for k in ("centres", "shifts", "spread")}
+    with pytest.raises(ValueError):
+        EnvelopeMap.from_json({**old.to_json(), **classes})
 
 
 def test_stored_and_read_back_and_a_damaged_entry_refused(voices):

@@ -6,7 +6,7 @@ decoder's audio instead, as filter-based voice conversion does ("spectrum differ
 frame keeps its own fine structure (harmonics, noise, phase) and gets a smooth gain, so there
 is no vocoder and nothing to resynthesise.
 
-What it moves: the covariance of the in-band log-mel envelope's first cepstra (c1 .. c13),
+What it moves: the covariance of the in-band log-mel envelope's first cepstra (c1 .. c19),
 i.e. how the envelope changes between sounds (formant spacing, how open the vowels are, how
 bright the stressed syllables get). Each frame's cepstra, taken about the voice's own mean, are
 multiplied by M = C_speaker^1/2 C_voice^-1/2, which gives them the speaker's covariance. Then
@@ -17,8 +17,11 @@ from one another, not what they share. The mean itself, the long-term spectrum, 
 microphone and room as much as its speaker, and a fixed filter adds the same to every frame's
 log-mel, so it changes the mean and not the covariance. Only the bands the recording carries
 are moved (a telephone recording says nothing about the voice above 3.4 kHz); the gain is 1
-elsewhere. Each frame keeps its power: the shape of its spectrum moves, its level (and so the
-model's peaks: nothing is pushed past full scale) stays the model's. Statistics are
+elsewhere. The voice keeps its loudness: the gain the map gives the voice's own render on average
+is taken off every frame (`level_db`), so a frame whose shape the map makes louder or softer
+than the voice's average is heard so (the speaker's own contrast between sounds), and no frame
+is raised more than HEADROOM_DB above what it was, which keeps the model's peaks. (A map stored
+before keeps each frame's power, as it was made.) Statistics are
 text-independent: no transcript is needed.
 
 Streaming: `Stream` takes a chunk's pieces as the engine makes them and gives back the same
@@ -28,6 +31,7 @@ chunk's end) completes their frames; joined, its output is exactly `EnvelopeMap.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -41,14 +45,21 @@ HOPS_PER_WINDOW = 4
 N_BANDS = 40
 TOP_HZ = 8000.0
 """The mel bands cover 0 .. 8 kHz (a 16 kHz recording's whole band); above it the gain is 1."""
-CEPS = 14
-"""Cepstra of the in-band envelope the map moves are c1 .. c(CEPS-1); c0 (the level) stays."""
+CEPS = 20
+"""Cepstra of the in-band envelope the map moves are c1 .. c(CEPS-1) (fewer when the recording
+carries fewer bands: as many as it has, less one); c0 (the level) stays. (docs/benchmarks.md:
+c1 .. c19 gained on c1 .. c13 by both encoders, c1 .. c25 no more. A map stored with fewer is
+read as it was made.)"""
+OLD_CEPS = 14
+"""What CEPS was when maps were first stored (they are read and applied as they were made)."""
 MIN_BANDS = 16
 """A recording carrying fewer whole mel bands than this (narrower than about 2.5 kHz) gets no map."""
 MIN_FRAMES = 250
 """Speech frames (one a hop) each side needs at least, for a covariance of CEPS-1 cepstra."""
 MAX_GAIN_DB = 12.0
 """No band is raised or lowered by more than this."""
+HEADROOM_DB = 1.0
+"""No frame's power is raised by more than this (after `EnvelopeMap.level_db`)."""
 SPEECH_DB = 35.0
 """Frames within this of a clip's loud frames (its 98th percentile) are its speech."""
 QUIET_DB = (30.0, 20.0)
@@ -100,10 +111,15 @@ def filterbank(rate: int) -> np.ndarray:
     return np.asarray(np.maximum(0.0, np.minimum(up, down)))
 
 
+def _count(n_in: int) -> int:
+    """Cepstra (with c0) a map over ``n_in`` bands is made with."""
+    return min(CEPS, n_in)
+
+
 @cache
-def _dct(n_in: int) -> np.ndarray:
-    """Orthonormal DCT-II rows 0 .. CEPS-1 over ``n_in`` bands."""
-    k = np.arange(CEPS)[:, None]
+def _dct(n_in: int, count: int) -> np.ndarray:
+    """Orthonormal DCT-II rows 0 .. count-1 over ``n_in`` bands."""
+    k = np.arange(count)[:, None]
     n = np.arange(n_in)[None, :]
     m = np.cos(np.pi * k * (2 * n + 1) / (2 * n_in)) * np.sqrt(2.0 / n_in)
     m[0] /= np.sqrt(2.0)
@@ -137,7 +153,7 @@ def bands_inside(band: tuple[np.ndarray, np.ndarray], rate: int = 16_000) -> np.
 class _Stats:
     mean: np.ndarray
     ceps: np.ndarray
-    """The speech frames' cepstra c1 .. c(CEPS-1) about ``mean`` [frames, CEPS-1]."""
+    """The speech frames' cepstra c1 .. about ``mean`` [frames, `_count` - 1]."""
 
     @property
     def cov(self) -> np.ndarray:
@@ -153,7 +169,8 @@ def _stats(x16k: np.ndarray, bands: np.ndarray) -> _Stats:
     energy = 10 * np.log10(np.exp(lm).sum(axis=1))
     speech = lm[energy > np.percentile(energy, 98) - SPEECH_DB][:, bands]
     mean = speech.mean(axis=0)
-    return _Stats(mean, (speech - mean) @ _dct(int(bands.sum()))[1:].T)
+    n_in = int(bands.sum())
+    return _Stats(mean, (speech - mean) @ _dct(n_in, _count(n_in))[1:].T)
 
 
 def _posteriors(ceps: np.ndarray, centres: np.ndarray, spread: float) -> np.ndarray:
@@ -205,14 +222,18 @@ class EnvelopeMap:
     mean: np.ndarray
     """The voice's mean log-mel in those bands [len(bands)]."""
     matrix: np.ndarray
-    """What it multiplies the frames' cepstra c1 .. c13 by [CEPS-1, CEPS-1]."""
+    """What it multiplies the frames' cepstra c1 .. ck by [k, k] (k is `_count` - 1 of the
+    bands when made; 13 in maps stored before CEPS was 20)."""
     centres: np.ndarray | None = None
-    """The sound classes' centres in the multiplied cepstra [classes, CEPS-1] (None: no
+    """The sound classes' centres in the multiplied cepstra [classes, k] (None: no
     class moves; a map stored before classes were moved)."""
     shifts: np.ndarray | None = None
-    """What a frame of each class is moved by, after the multiplication [classes, CEPS-1]."""
+    """What a frame of each class is moved by, after the multiplication [classes, k]."""
     spread: float = 1.0
     """Each class's variance a direction (how softly a frame belongs to the classes)."""
+    level_db: float | None = None
+    """The power the map adds to the voice's speech on average, taken off every frame (None:
+    each frame keeps its own power; a map stored before this was measured)."""
 
     @classmethod
     def fit(
@@ -238,7 +259,18 @@ class EnvelopeMap:
         shifts = _class_shifts(moved, speaker.ceps, centres, spread)
         if not (np.all(np.isfinite(centres)) and np.all(np.isfinite(shifts))):
             return None
-        return cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix, centres, shifts, spread)
+        made = cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix, centres, shifts, spread)
+        level = made.added_db(voice16k, 16_000)
+        return dataclasses.replace(made, level_db=level) if np.isfinite(level) else None
+
+    def added_db(self, audio: np.ndarray, rate: int) -> float:
+        """The power (dB) the map's shape adds to ``audio``'s speech frames together."""
+        spec = np.fft.rfft(_frames(audio, rate), axis=-1)
+        power = np.abs(spec) ** 2
+        loud = power.sum(axis=1)
+        speech = loud > loud.max() * 10 ** (-SPEECH_DB / 10)
+        shaped = power * 10 ** (self._shape_db(spec, rate) / 10)
+        return float(10 * np.log10((shaped[speech].sum() + 1e-20) / (power[speech].sum() + 1e-20)))
 
     def to_json(self) -> dict:
         def rows(m: np.ndarray) -> list[list[float]]:
@@ -255,6 +287,8 @@ class EnvelopeMap:
                 "shifts": rows(self.shifts),
                 "spread": round(self.spread, 7),
             }
+        if self.level_db is not None:
+            stored["level_db"] = round(self.level_db, 4)
         return stored
 
     @classmethod
@@ -270,33 +304,54 @@ class EnvelopeMap:
             or sorted(set(bands)) != list(bands)
             or not all(0 <= b < N_BANDS for b in bands)
             or mean.shape != (len(bands),)
-            or matrix.shape != (CEPS - 1, CEPS - 1)
+            or matrix.ndim != 2
+            or matrix.shape[0] != matrix.shape[1]
+            or len(matrix) not in (_count(len(bands)) - 1, OLD_CEPS - 1)
             or not (np.all(np.isfinite(mean)) and np.all(np.isfinite(matrix)))
             or np.linalg.norm(matrix, 2) > MAX_MATRIX_NORM * (1 + 1e-3)
         ):
             raise ValueError("envelope map has the wrong shape or values")
+        level = d.get("level_db")
+        if level is not None and not (isinstance(level, (int, float)) and abs(level) <= MAX_GAIN_DB):
+            raise ValueError("envelope map has the wrong level")
+        level = None if level is None else float(level)
         if "centres" not in d:
-            return cls(bands, mean, matrix)
+            return cls(bands, mean, matrix, level_db=level)
         centres = np.asarray(d["centres"], np.float64)
         shifts = np.asarray(d["shifts"], np.float64)
         spread = float(d["spread"])
         if (
             centres.ndim != 2
             or not 1 <= len(centres) <= 4 * CLASSES
-            or centres.shape[1] != CEPS - 1
+            or centres.shape[1] != len(matrix)
             or shifts.shape != centres.shape
             or not (np.all(np.isfinite(centres)) and np.all(np.isfinite(shifts)))
             or not (np.isfinite(spread) and spread > 0)
         ):
             raise ValueError("envelope map has the wrong sound classes")
-        return cls(bands, mean, matrix, centres, shifts, spread)
+        return cls(bands, mean, matrix, centres, shifts, spread, level)
 
     def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
         """Each FFT bin's gain (dB) for frames ``spec`` [frames, bins]."""
+        bin_db = self._shape_db(spec, rate)
+        power = np.abs(spec) ** 2
+        before = power.sum(axis=1) + 1e-20
+        after = (power * 10 ** (bin_db / 10)).sum(axis=1) + 1e-20
+        added = 10 * np.log10(after / before)
+        if self.level_db is None:
+            # A map stored before `level_db`: the shape moves, each frame's power stays.
+            return np.asarray(bin_db - added[:, None])
+        # The voice's average loudness stays; a frame is raised HEADROOM_DB at most.
+        down = self.level_db + np.maximum(0.0, added - self.level_db - HEADROOM_DB)
+        return np.asarray(bin_db - down[:, None])
+
+    def _shape_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
+        """Each FFT bin's gain (dB) for frames ``spec`` [frames, bins] from the shape's move
+        alone (the level not yet set)."""
         lm = log_mel(spec, rate)
         idx = list(self.bands)
         x = lm[:, idx] - self.mean
-        d = _dct(len(idx))[1:]
+        d = _dct(len(idx), len(self.matrix) + 1)[1:]
         c = x @ d.T
         mapped = c @ self.matrix.T
         if self.centres is not None and self.shifts is not None:
@@ -309,18 +364,13 @@ class EnvelopeMap:
         band_db[:, idx] = np.clip(moved * (10 / np.log(10)), -MAX_GAIN_DB, MAX_GAIN_DB) * weight[:, None]
         fb = filterbank(rate)
         cover = fb.sum(axis=0)
-        bin_db = (band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9)
-        # The shape moves, the frame's power stays: the model's level and its peaks are kept.
-        power = np.abs(spec) ** 2
-        before = power.sum(axis=1) + 1e-20
-        after = (power * 10 ** (bin_db / 10)).sum(axis=1) + 1e-20
-        return np.asarray(bin_db - (10 * np.log10(after / before))[:, None])
+        return np.asarray((band_db @ fb) / np.maximum(cover, 1e-9) * (cover > 1e-9))
 
     def warm(self, rate: int) -> None:
         """Make the tables a read at ``rate`` needs now, not at its first piece."""
         filterbank(rate)
         _window(frame_sizes(rate)[0])
-        _dct(len(self.bands))
+        _dct(len(self.bands), len(self.matrix) + 1)
 
     def apply(self, audio: np.ndarray, rate: int) -> np.ndarray:
         """``audio`` (float32 mono at ``rate``) through the map, as long as it was."""

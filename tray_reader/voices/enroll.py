@@ -711,6 +711,7 @@ def match(
             another_check,
             word_checks.ahead,
             [c.label.removesuffix(MAPPED) for c in judged],
+            [c.envelope is not None for c in judged],
         )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")

@@ -299,6 +299,14 @@ def judge_text_errors(_i: int, judge_audio: np.ndarray) -> float | None:
     return intelligibility.word_errors(judge_audio, JUDGE_TEXT)
 
 
+def _shares_failure(i: int, j: int, kin: Sequence[str] | None, mapped: Sequence[bool] | None) -> bool:
+    """Whether voice ``j`` likely speaks no more clearly than voice ``i`` if ``i`` fails (`decide`)."""
+    deeper = mapped is None or mapped[j] >= mapped[i]
+    return (kin is not None and kin[j] == kin[i] and deeper) or (
+        mapped is not None and mapped[i] and mapped[j]
+    )
+
+
 def decide(
     stock_name: str,
     labels: Sequence[str],
@@ -310,6 +318,7 @@ def decide(
     another_check: Callable[[], bool] | None = None,
     ahead: Callable[[int, np.ndarray], None] | None = None,
     kin: Sequence[str] | None = None,
+    mapped: Sequence[bool] | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
@@ -323,8 +332,12 @@ def decide(
     each takes seconds); when it says no, the voices not checked are not kept, and the user
     told. After a failure, ``ahead(j, its render)`` is told, before each check, which voice
     would be checked after it, so its check can be begun while the recogniser hears the one
-    before; and voices of the failed one's ``kin`` (voices of the same `kin[i]` differ in
-    nothing that changes how clearly they speak) are checked after the others.
+    before. Voices of the failed one's ``kin`` (the same `kin[i]`: the same voice with or
+    without its envelope map) that are no plainer than it are checked after the others: what
+    made it unclear, they have too. When a voice through an envelope map (``mapped[i]``) fails,
+    the other mapped voices are checked after the plain ones (a map moves every voice's sounds
+    towards the same speaker's; where that made one unclear, the others' plain selves are the
+    likelier to pass).
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
@@ -359,10 +372,8 @@ def decide(
             unchecked = len(waiting)
             break
         i = waiting.pop(0)
-        if kin is not None:
-            # If it fails, its kin (the same voice through its envelope map, or not), which
-            # says the same words about as clearly, is checked after the others.
-            waiting = [j for j in waiting if kin[j] != kin[i]] + [j for j in waiting if kin[j] == kin[i]]
+        later = [j for j in waiting if _shares_failure(i, j, kin, mapped)]
+        waiting = [j for j in waiting if j not in later] + later
         if ahead is not None and passed and waiting:
             # After a failure, the check that would come next is begun while this one is heard
             # (not before the first: most voices pass it, and the two would share the processor).
