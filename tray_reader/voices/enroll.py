@@ -106,9 +106,9 @@ FIT_SHARE = 0.65
 """Of the time left for the search and the fit on a slow machine, the fit's share: its
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
 MAPPED = ", envelope mapped"
-"""Ends the label of a voice judged through its envelope map: the map hardly changes how
-clearly it speaks (docs/benchmarks.md), so the guard checks its unmapped kin after the others
-when one fails."""
+"""Ends the label of a voice judged through its envelope map. The label without it names the
+voice's kin (`guard.decide`): when the plain voice fails the recogniser's check, its mapped
+self is checked after the others; when a mapped voice fails, the plain voices come first."""
 CHECK_GRACE = 8.0
 """Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
 after one failed the recogniser's check: the time plan counts one check, and the whole
