@@ -20,7 +20,7 @@ Maps, in the recording's band only (outside it the gain is 1), on in-band log-me
           classesKsTAU shrinks each class's shift by n / (n + TAU), n the speaker's frames in it;
           classesKcN moves c1 .. c(N-1) instead of CEPS's (e.g. classes32c20, classes32s16c20).
   map, map-short, map-level: `EnvelopeMap` as built, from CHECK_TEXT's render, from two
-          profile sentences', and from CHECK_TEXT's without each frame's power kept.
+          profile sentences', and from CHECK_TEXT's with no level taken off.
 `measure.ahs_distance` is an MFCC-covariance distance: "full" works on nearly what it measures,
 so by it "full" is not independent; the two encoders are.
 
@@ -196,8 +196,9 @@ def apply(x16k: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a:
 
 
 class LevelFree(EnvelopeMap):
-    """The built map without each frame's power kept: the level moves with the shape, as the
-    study's own maps let it (the top bin, above TOP_HZ, has no gain but the frame's level)."""
+    """The built map with no level taken off at all: each frame's level moves with its shape,
+    as the study's own maps let it (at 24 kHz the top bin, above TOP_HZ, has no gain but the
+    level taken off). Measured when the built map still kept each frame's power."""
 
     def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
         g = super().gains_db(spec, rate)
@@ -228,19 +229,19 @@ def main() -> int:
         nearest = profiles.without(set(exclude)).nearest(fit, embedder)
         pack = model_files.stock_pack(nearest)
         bands = in_band(fit)
-        source = Stats(log_mel(stft(renderer.render16k(pack, 1.0, [guard.CHECK_TEXT]))), bands)
+        checked24 = renderer.render(pack, 1.0, [guard.CHECK_TEXT])
+        checked = be.to16k(checked24, 24_000)
+        source = Stats(log_mel(stft(checked)), bands)
         target = Stats(log_mel(stft(fit)), bands)
         judged = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
         judged24 = renderer.render(pack, 1.0, [guard.JUDGE_TEXT])
         short = renderer.render16k(pack, 1.0, list(PROFILE_SENTENCES[:2]))
-        built = EnvelopeMap.fit(renderer.render16k(pack, 1.0, [guard.CHECK_TEXT]), fit, guard.band_gain(fit))
+        built = EnvelopeMap.fit(checked, fit, guard.band_gain(fit))
         maps = {
             "map": built,
             "map-short": EnvelopeMap.fit(short, fit, guard.band_gain(fit)),
             "map-level": None if built is None else LevelFree(**vars(built)),
         }
-        checked24 = renderer.render(pack, 1.0, [guard.CHECK_TEXT])
-        checked = be.to16k(checked24, 24_000)
 
         def errors(judged_part: np.ndarray, checked_part: np.ndarray) -> str:
             if not args.wer:

@@ -207,6 +207,12 @@ def _class_shifts(voice: np.ndarray, speaker: np.ndarray, centres: np.ndarray, s
     return np.asarray(shifts - (nv / nv.sum()) @ shifts)
 
 
+def _powers(spec: np.ndarray, bin_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each frame's power before and after gains ``bin_db`` [frames] each."""
+    power = np.abs(spec) ** 2
+    return power.sum(axis=1) + 1e-20, (power * 10 ** (bin_db / 10)).sum(axis=1) + 1e-20
+
+
 def _root(c: np.ndarray, power: float) -> np.ndarray:
     w, v = np.linalg.eigh((c + c.T) / 2)
     w = np.maximum(w, max(float(w.max()), 1e-12) * EIGEN_FLOOR)
@@ -266,11 +272,9 @@ class EnvelopeMap:
     def added_db(self, audio: np.ndarray, rate: int) -> float:
         """The power (dB) the map's shape adds to ``audio``'s speech frames together."""
         spec = np.fft.rfft(_frames(audio, rate), axis=-1)
-        power = np.abs(spec) ** 2
-        loud = power.sum(axis=1)
-        speech = loud > loud.max() * 10 ** (-SPEECH_DB / 10)
-        shaped = power * 10 ** (self._shape_db(spec, rate) / 10)
-        return float(10 * np.log10((shaped[speech].sum() + 1e-20) / (power[speech].sum() + 1e-20)))
+        before, after = _powers(spec, self._shape_db(spec, rate))
+        speech = before > before.max() * 10 ** (-SPEECH_DB / 10)
+        return float(10 * np.log10(after[speech].sum() / before[speech].sum()))
 
     def to_json(self) -> dict:
         def rows(m: np.ndarray) -> list[list[float]]:
@@ -334,9 +338,7 @@ class EnvelopeMap:
     def gains_db(self, spec: np.ndarray, rate: int) -> np.ndarray:
         """Each FFT bin's gain (dB) for frames ``spec`` [frames, bins]."""
         bin_db = self._shape_db(spec, rate)
-        power = np.abs(spec) ** 2
-        before = power.sum(axis=1) + 1e-20
-        after = (power * 10 ** (bin_db / 10)).sum(axis=1) + 1e-20
+        before, after = _powers(spec, bin_db)
         added = 10 * np.log10(after / before)
         if self.level_db is None:
             # A map stored before `level_db`: the shape moves, each frame's power stays.
