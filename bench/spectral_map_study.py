@@ -19,6 +19,7 @@ Maps, in the recording's band only (outside it the gain is 1), on in-band log-me
           own mean, fall in them softly): what the built map does with K = envelope.CLASSES.
           classesKsTAU shrinks each class's shift by n / (n + TAU), n the speaker's frames in it;
           classesKcN moves c1 .. c(N-1) instead of CEPS's (e.g. classes32c20, classes32s16c20).
+          At strength a < 1 the matrix is I + a (M - I) and the class shifts are a times theirs.
   map, map-short, map-level: `EnvelopeMap` as built, from CHECK_TEXT's render, from two
           profile sentences', and from CHECK_TEXT's with no level taken off.
 `measure.ahs_distance` is an MFCC-covariance distance: "full" works on nearly what it measures,
@@ -171,7 +172,7 @@ def mapped(lm: np.ndarray, bands: np.ndarray, s: Stats, t: Stats, kind: str, a: 
             k = CLASS_KIND.match(kind)
             assert k is not None, kind
             centres, shifts, spread = _class_move(s, t, m, int(k[1]), float(k[2] or 0))
-            moved = moved + envelope._posteriors(moved, centres, spread) @ shifts
+            moved = moved + a * envelope._posteriors(moved, centres, spread) @ shifts
         # Only the cepstra's part moves: what the first cepstra do not hold stays.
         y = x + (moved - c) @ np.linalg.pinv(d).T
     if kind in ("static", "both"):

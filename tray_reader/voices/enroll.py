@@ -106,9 +106,7 @@ FIT_SHARE = 0.65
 """Of the time left for the search and the fit on a slow machine, the fit's share: its
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
 MAPPED = ", envelope mapped"
-"""Ends the label of a voice judged through its envelope map. The label without it names the
-voice's kin (`guard.decide`): when the plain voice fails the recogniser's check, its mapped
-self is checked after the others; when a mapped voice fails, the plain voices come first."""
+"""Ends the label of a voice judged through its envelope map."""
 CHECK_GRACE = 8.0
 """Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
 after one failed the recogniser's check: the time plan counts one check, and the whole
@@ -353,6 +351,14 @@ def build_pack(c: Candidate) -> np.ndarray:
     pack = blend(c.timbre)
     pack[..., 128:] = blend(c.prosody)[..., 128:]
     return pack
+
+
+def timbre_of(c: Candidate) -> str:
+    """What names ``c``'s timbre, the decoder's half of its style: the same for the same voice
+    at another pitch, speed or through its envelope map (its kin in `guard.decide`)."""
+    return hashlib.blake2b(
+        np.ascontiguousarray(build_pack(c)[..., :128]).tobytes(), digest_size=16
+    ).hexdigest()
 
 
 def speak16k(renderer: VoiceRenderer, c: Candidate, texts: Sequence[str]) -> np.ndarray:
@@ -710,8 +716,7 @@ def match(
             judge,
             another_check,
             word_checks.ahead,
-            [c.label.removesuffix(MAPPED) for c in judged],
-            [c.envelope is not None for c in judged],
+            [timbre_of(c) for c in judged],
         )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")

@@ -299,14 +299,6 @@ def judge_text_errors(_i: int, judge_audio: np.ndarray) -> float | None:
     return intelligibility.word_errors(judge_audio, JUDGE_TEXT)
 
 
-def _shares_failure(i: int, j: int, kin: Sequence[str] | None, mapped: Sequence[bool] | None) -> bool:
-    """Whether voice ``j`` likely speaks no more clearly than voice ``i`` if ``i`` fails (`decide`)."""
-    deeper = mapped is None or mapped[j] >= mapped[i]
-    return (kin is not None and kin[j] == kin[i] and deeper) or (
-        mapped is not None and mapped[i] and mapped[j]
-    )
-
-
 def decide(
     stock_name: str,
     labels: Sequence[str],
@@ -318,7 +310,6 @@ def decide(
     another_check: Callable[[], bool] | None = None,
     ahead: Callable[[int, np.ndarray], None] | None = None,
     kin: Sequence[str] | None = None,
-    mapped: Sequence[bool] | None = None,
 ) -> Verdict:
     """Judge candidates (index 0 must be the nearest stock voice; `speak(i)` renders one).
 
@@ -332,12 +323,10 @@ def decide(
     each takes seconds); when it says no, the voices not checked are not kept, and the user
     told. After a failure, ``ahead(j, its render)`` is told, before each check, which voice
     would be checked after it, so its check can be begun while the recogniser hears the one
-    before. Voices of the failed one's ``kin`` (the same `kin[i]`: the same voice with or
-    without its envelope map) that are no plainer than it are checked after the others: what
-    made it unclear, they have too. When a voice through an envelope map (``mapped[i]``) fails,
-    the other mapped voices are checked after the plain ones (a map moves every voice's sounds
-    towards the same speaker's; where that made one unclear, the others' plain selves are the
-    likelier to pass).
+    before. Voices of the failed one's ``kin`` (the same `kin[i]`: the same timbre, the
+    decoder's half of the style, whatever its pitch, speed or envelope map) are checked after the
+    others: what made it unclear, they have too (docs/benchmarks.md: a fitted style that fails
+    fails with and without its map and its pitch, while other voices through their maps pass).
 
     Renders and the judged part go through the same band (`band_gain` of the judged part):
     a render cut to exact silence outside a band the recording only rolls off in would make
@@ -372,7 +361,7 @@ def decide(
             unchecked = len(waiting)
             break
         i = waiting.pop(0)
-        later = [j for j in waiting if _shares_failure(i, j, kin, mapped)]
+        later = [j for j in waiting if kin is not None and kin[j] == kin[i]]
         waiting = [j for j in waiting if j not in later] + later
         if ahead is not None and passed and waiting:
             # After a failure, the check that would come next is begun while this one is heard
