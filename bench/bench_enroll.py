@@ -75,7 +75,7 @@ from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import checks, guard, stock_profiles  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine  # noqa: E402
-from tray_reader.voices.enroll import MAPPED, Candidate, EnrollSettings, build_pack, match, speak16k  # noqa: E402
+from tray_reader.voices.enroll import HALF_WAY, MAPPED, Candidate, EnrollSettings, build_pack, match, speak16k  # noqa: E402
 from tray_reader.voices.ge2e import JudgeEncoder  # noqa: E402
 from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.measure import ahs_distance  # noqa: E402
@@ -300,12 +300,14 @@ COLUMNS = (
     "searched+m",
     "fitted+m",
     "fitted+p+m",
+    "half+m",
     "guarded",
 )
 """The voices each row measures: the nearest stock voice, the top-k blend, the style fit,
 each of those three at the speaker's pitch, range and rate (+p), the search's best, the
 nearest stock voice, the search's best and the style fit through their envelope maps (+m)
-(the first and the last also at the speaker's pitch), and the guard's choice."""
+(the first and the last also at the speaker's pitch), the style half way from the search's
+best to the style fit through its map (half+m), and the guard's choice."""
 
 
 def _columns(final) -> dict[str, Candidate | None]:
@@ -340,6 +342,7 @@ def _columns(final) -> dict[str, Candidate | None]:
         "searched+m": mapped(final.searched),
         "fitted+m": mapped(fitted),
         "fitted+p+m": mapped(with_prosody(fitted)),
+        "half+m": None if fitted is None else judged.get(fitted.label + HALF_WAY + MAPPED),
         "guarded": final.best,
     }
 

@@ -85,11 +85,11 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 325.0
+LAST_PHASE_SPEECH = 375.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
-the words searched), the search's best's and the fitted style's renders of them for their
-envelope maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
+the words searched), four voices' renders of MAP_TEXT (about 14 s each) for their envelope
+maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
 included), and the recogniser's checks (CHECK_TEXT, 24 s, said by the stock voice and a made
 one, then heard with JUDGE_TEXT; and a second made voice's, for when the first fails: after
 a failure each check is begun while the one before is heard, so it takes less). Times this
@@ -105,6 +105,16 @@ for `total_seconds`, enrolment takes longer rather than making no voice of its o
 FIT_SHARE = 0.65
 """Of the time left for the search and the fit on a slow machine, the fit's share: its
 fitted style comes closer to real speakers than the blends (docs/benchmarks.md)."""
+MAP_TEXT = (
+    "Mary's uncle mended the broken window with a thin sheet of glass. Outside, the children "
+    "were shouting and chasing a red kite across the wet grass, while two old men watched "
+    "quietly from the bench by the church, sharing a flask of hot coffee."
+)
+"""What a voice says for its envelope map's statistics (`EnvelopeMap.fit`; words neither
+JUDGE_TEXT nor CHECK_TEXT say): a covariance of 19 cepstra and 32 sound classes want more
+frames than the searched words' few seconds give (docs/benchmarks.md)."""
+HALF_WAY = ", half way"
+"""Ends the label of the style `EnrollSettings.half_way` of the way to the fitted style."""
 MAPPED = ", envelope mapped"
 """Ends the label of a voice judged through its envelope map."""
 CHECK_GRACE = 8.0
@@ -177,6 +187,11 @@ class EnrollSettings:
     """Judge, beside the nearest stock voice, the search's best and the fitted style (each
     also at the speaker's pitch, where it was tried so), the same voice through an envelope
     map fitted to the recording (`envelope`)."""
+    half_way: float = 0.5
+    """With `envelope_maps`, also judge, through its own map, the style this share of the way
+    from the fit's start (the search's best) to the fitted style: on speakers whose fitted
+    style a recogniser follows less well, it is about as clear as the start and closer
+    (docs/benchmarks.md). 0: not."""
     exclude: tuple[str, ...] = ()
     """Voices (stock or other languages') left out of the search space (for tests and the
     bench)."""
@@ -680,7 +695,15 @@ def match(
                     judged.append(matched)
                     matched_of[base.label] = matched
     if settings.envelope_maps:
-        bases = [single, searched, fitted_style]
+        half = None
+        if fitted_style is not None and fitted_style.pack is not None and fit_steps and settings.half_way > 0:
+            start = build_pack(searched)
+            half = dataclasses.replace(
+                fitted_style,
+                label=f"{fitted_style.label}{HALF_WAY}",
+                pack=(start + settings.half_way * (fitted_style.pack - start)).astype(np.float32),
+            )
+        bases = [single, searched, fitted_style, half]
         for k, mapped in enumerate(bases):
             if (
                 mapped is None
@@ -689,9 +712,7 @@ def match(
             ):
                 continue
             step(pace(), f"matching how your voice's sound moves ({mapped.label})")
-            source = rendered.get(mapped.label)
-            if source is None:
-                source = renderer.render16k(build_pack(mapped), mapped.speed, texts)
+            source = renderer.render16k(build_pack(mapped), mapped.speed, [MAP_TEXT])
             envelope = EnvelopeMap.fit(source, fit16k, band)
             for variant in (mapped, matched_of.get(mapped.label)):
                 if envelope is not None and variant is not None:
