@@ -5,7 +5,8 @@ check, with and without its envelope map and pitch (docs/benchmarks.md). This re
 `bench_enroll.py --save DIR` kept and, for each speaker, puts the decoder's half of the style
 at a share ``a`` of the way from the fit's start to the fitted style (a = 1 is the fitted style,
 0 its start), at the start's speed and the model's pitch, with and without an envelope map made
-from its own render as enrolment makes one. For each it prints the gap closed on clip B
+from its own render of MAP_TEXT, as enrolment makes one (docs/benchmarks.md's first figures
+were from its render of CHECK_TEXT, before MAP_TEXT). For each it prints the gap closed on clip B
 (enc/AHS/GE2E, from the nearest stock voice, as bench_enroll computes it) and the word errors
 of the guard's check (JUDGE_TEXT and CHECK_TEXT) and of the bench's NEW_TEXT.
 
@@ -30,6 +31,7 @@ from tray_reader.text.frontend import TextFrontEnd  # noqa: E402
 from tray_reader.text.g2p import EnglishPhonemizer  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
 from tray_reader.voices.embedder import SpeakerEmbedder  # noqa: E402
+from tray_reader.voices.enroll import MAP_TEXT  # noqa: E402
 from tray_reader.voices.intelligibility import wer  # noqa: E402
 from tray_reader.voices.render import VoiceRenderer  # noqa: E402
 
@@ -68,7 +70,7 @@ def main() -> int:
         for a in shares:
             pack = z["packs"][i_start].copy()
             pack[..., :128] += a * (z["packs"][i_fit][..., :128] - pack[..., :128])
-            envelope = EnvelopeMap.fit(renderer.render16k(pack, speed, [guard.CHECK_TEXT]), fit16k, band)
+            envelope = EnvelopeMap.fit(renderer.render16k(pack, speed, [MAP_TEXT]), fit16k, band)
             for name, env in (("plain", None), ("mapped", envelope)):
                 if name == "mapped" and env is None:
                     continue

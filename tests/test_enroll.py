@@ -14,7 +14,16 @@ from tray_reader.errors import EnrollmentError, VoiceError
 from tray_reader.speech.types import DecoderKind
 from tray_reader.voices import intelligibility, stock_profiles
 from tray_reader.voices.embedder import SpeakerEmbedder, cosine
-from tray_reader.voices.enroll import Candidate, Enroller, EnrollSettings, build_pack, match, speak16k
+from tray_reader.voices.enroll import (
+    HALF_WAY,
+    MAPPED,
+    Candidate,
+    Enroller,
+    EnrollSettings,
+    build_pack,
+    match,
+    speak16k,
+)
 from tray_reader.voices.library import VoiceLibrary
 from tray_reader.voices.measure import ahs_distance
 from tray_reader.voices.preprocess import prepare
@@ -91,10 +100,17 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert (result.random_blends, result.fit_steps, result.cut_by_time) == (1, 3, False)
     assert info.scores["search"] == {"random_blends": 1, "fit_steps": 3, "cut_by_time": False}
     assert "busy" not in result.summary()
-    # The nearest stock voice and the fitted style were also judged through envelope maps.
+    # The nearest stock voice, the fitted style and the style half way from the search's best
+    # to it were also judged through envelope maps.
     mapped = [c for c in result.judged if c.envelope is not None]
-    assert {c.label for c in mapped} >= {f"stock {result.nearest_stock}, envelope mapped"}
-    assert all(c.label.endswith(", envelope mapped") for c in mapped)
+    assert result.fitted is not None and result.fitted.pack is not None
+    half = f"{result.fitted.label}{HALF_WAY}{MAPPED}"
+    assert {c.label for c in mapped} >= {f"stock {result.nearest_stock}{MAPPED}", half}
+    assert all(c.label.endswith(MAPPED) for c in mapped)
+    start = build_pack(result.searched)
+    middle = next(c for c in mapped if c.label == half).pack
+    assert middle is not None and not np.array_equal(start, result.fitted.pack)
+    assert np.allclose(middle, (start + result.fitted.pack) / 2, atol=1e-6)
     stored = lib.info("emma-like").envelope
     assert (stored is None) == (result.best.envelope is None)
 

@@ -28,12 +28,13 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    on the voice's own render by the same checked pitch track; the rate, when the words are
    known, by how long each takes to say them), stored with the voice and applied at every
    read;
-8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best and the
-   fitted style (the first and the last also at the speaker's pitch), through a filter after
-   the model that gives
-   their spectral envelope the speaker's way of moving (the covariance of its in-band
-   cepstra, fitted on the fit part; the long-term spectrum, the microphone's as much as the
-   voice's, is left alone), stored with the voice and applied at every read;
+8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best, the
+   fitted style (the first and the last also at the speaker's pitch) and the style half way
+   from the search's best to the fitted one (`half_way`), through a filter after the model
+   that gives their spectral envelope the speaker's way of moving (the covariance of its
+   in-band cepstra and its sound classes' means, fitted on the fit part and the voice's
+   render of MAP_TEXT; the long-term spectrum, the microphone's as much as the voice's, is
+   left alone), stored with the voice and applied at every read;
 9. the guard: the nearest stock voice, the blends, the search's best, the fitted style, the
    prosody-matched and the envelope-mapped voices are judged on the judged part by three measures (guard.py: the
    search's encoder, a second encoder nothing else uses, MFCC statistics); a made voice is
