@@ -385,6 +385,12 @@ def main() -> int:
         default=int(EnrollSettings.envelope_maps),
         help="0: no envelope-mapped voices judged",
     )
+    ap.add_argument(
+        "--half-way",
+        type=float,
+        default=EnrollSettings.half_way,
+        help="0: no style half way to the fitted one judged",
+    )
     ap.add_argument("--save", default="", help="a folder: keep each speaker's clips, candidates and renders")
     ap.add_argument(
         "--text",
@@ -426,6 +432,7 @@ def main() -> int:
             ),
             other_timbres=args.other_timbres,
             envelope_maps=bool(args.envelope_maps),
+            half_way=args.half_way,
             exclude=exclude,
             seed=args.seed,
         )

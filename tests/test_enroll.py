@@ -79,6 +79,7 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
         refit_rounds=0,
         random_blends=1,
         fit_steps=3,
+        half_way=0.5,
         exclude=(HELD_OUT,),
     )
     info, result = enroller.enroll(
@@ -100,8 +101,8 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert (result.random_blends, result.fit_steps, result.cut_by_time) == (1, 3, False)
     assert info.scores["search"] == {"random_blends": 1, "fit_steps": 3, "cut_by_time": False}
     assert "busy" not in result.summary()
-    # The nearest stock voice, the fitted style and the style half way from the search's best
-    # to it were also judged through envelope maps.
+    # The nearest stock voice, the fitted style and (asked for) the style half way from the
+    # search's best to it were also judged through envelope maps.
     mapped = [c for c in result.judged if c.envelope is not None]
     assert result.fitted is not None and result.fitted.pack is not None
     half = f"{result.fitted.label}{HALF_WAY}{MAPPED}"

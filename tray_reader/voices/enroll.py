@@ -28,9 +28,9 @@ Steps (each candidate is rendered and scored by the speaker encoder against the 
    on the voice's own render by the same checked pitch track; the rate, when the words are
    known, by how long each takes to say them), stored with the voice and applied at every
    read;
-8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best, the
-   fitted style (the first and the last also at the speaker's pitch) and the style half way
-   from the search's best to the fitted one (`half_way`), through a filter after the model
+8. envelope maps (speech/envelope.py): the nearest stock voice, the search's best and the
+   fitted style (the first and the last also at the speaker's pitch; with `half_way`, also
+   a style between the last two), through a filter after the model
    that gives their spectral envelope the speaker's way of moving (the covariance of its
    in-band cepstra and its sound classes' means, fitted on the fit part and the voice's
    render of MAP_TEXT; the long-term spectrum, the microphone's as much as the voice's, is
@@ -86,10 +86,10 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 375.0
+LAST_PHASE_SPEECH = 355.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
-the words searched), four voices' renders of MAP_TEXT (about 14 s each) for their envelope
+the words searched), three voices' renders of MAP_TEXT (about 14 s each) for their envelope
 maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
 included), and the recogniser's checks (CHECK_TEXT, 24 s, said by the stock voice and a made
 one, then heard with JUDGE_TEXT; and a second made voice's, for when the first fails: after
@@ -188,11 +188,12 @@ class EnrollSettings:
     """Judge, beside the nearest stock voice, the search's best and the fitted style (each
     also at the speaker's pitch, where it was tried so), the same voice through an envelope
     map fitted to the recording (`envelope`)."""
-    half_way: float = 0.5
+    half_way: float = 0.0
     """With `envelope_maps`, also judge, through its own map, the style this share of the way
-    from the fit's start (the search's best) to the fitted style: on speakers whose fitted
-    style a recogniser follows less well, it is about as clear as the start and closer
-    (docs/benchmarks.md). 0: not."""
+    from the fit's start (the search's best) to the fitted style (0: not). As a voice it is
+    good: at 0.5 about as clear as the start and nearly as close as the fitted style. But the
+    guard, which keeps the winner of most resamplings, not the closest, took it over closer
+    voices, and its checks cost time another voice then lacked: off (docs/benchmarks.md)."""
     exclude: tuple[str, ...] = ()
     """Voices (stock or other languages') left out of the search space (for tests and the
     bench)."""
