@@ -524,6 +524,11 @@ def _save(path: Path, a16: np.ndarray, b16: np.ndarray, final, speak) -> None:
     )
 
 
+def percents(values) -> str:
+    """Gap closures as the tables print them: "+12%/+3%/-4%"."""
+    return "/".join(f"{c:+.0%}" for c in values)
+
+
 def closure(r: dict, key: str, i: int) -> float:
     gap = r["nearest"][i] - r["ceiling"][i]
     return (r["nearest"][i] - r[key][i]) / gap if abs(gap) > 1e-9 else float("nan")

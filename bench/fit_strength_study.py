@@ -38,6 +38,13 @@ from tray_reader.voices.render import VoiceRenderer  # noqa: E402
 CHECKED = f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
 
 
+def errors(
+    renderer: VoiceRenderer, pack: np.ndarray, speed: float, env: EnvelopeMap | None, text: str
+) -> float:
+    """The recogniser's word errors on ``pack`` saying ``text`` (through ``env``)."""
+    return wer(text, asr.recognise(renderer.render16k(pack, speed, [text], None, env), 16_000))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
@@ -62,8 +69,7 @@ def main() -> int:
         ceiling, nearest = np.array(measure(z["a16"])), np.array(measure(z["renders"][0]))
         stock_pack = z["packs"][0]
         print(
-            f"{f.stem}: {fitted}; stock check word errors "
-            f"{wer(CHECKED, asr.recognise(renderer.render16k(stock_pack, 1.0, [CHECKED]), 16_000)):.2f}",
+            f"{f.stem}: {fitted}; stock check word errors {errors(renderer, stock_pack, 1.0, None, CHECKED):.2f}",
             flush=True,
         )
         speed = float(z["speeds"][i_start])
@@ -76,23 +82,18 @@ def main() -> int:
                     continue
                 d = np.array(measure(renderer.render16k(pack, speed, [guard.JUDGE_TEXT], None, env)))
                 closed = (nearest - d) / (nearest - ceiling)
-                checked = wer(
-                    CHECKED, asr.recognise(renderer.render16k(pack, speed, [CHECKED], None, env), 16_000)
-                )
-                new = wer(
-                    be.NEW_TEXT,
-                    asr.recognise(renderer.render16k(pack, speed, [be.NEW_TEXT], None, env), 16_000),
-                )
+                checked = errors(renderer, pack, speed, env, CHECKED)
+                new = errors(renderer, pack, speed, env, be.NEW_TEXT)
                 totals.setdefault(f"{a:g} {name}", []).append((*closed, checked, new))
                 print(
-                    f"  a {a:g} {name:6s}: clip B {'/'.join(f'{c:+.0%}' for c in closed)}; "
+                    f"  a {a:g} {name:6s}: clip B {be.percents(closed)}; "
                     f"word errors check {checked:.2f}, new text {new:.2f}",
                     flush=True,
                 )
     print("mean (gap closed enc/AHS/GE2E; word errors check, new text):")
     for key, rows in totals.items():
         m = np.mean(rows, axis=0)
-        print(f"  {key}: {'/'.join(f'{c:+.0%}' for c in m[:3])}; {m[3]:.2f}, {m[4]:.2f} over {len(rows)}")
+        print(f"  {key}: {be.percents(m[:3])}; {m[3]:.2f}, {m[4]:.2f} over {len(rows)}")
     return 0
 
 

@@ -274,14 +274,12 @@ def main() -> int:
                 ch = [(base_h[i] - dh[i]) / (base_h[i] - ceil_h[i]) for i in range(3)]
                 totals.setdefault(f"{kind} {s:g}", []).append(cb)
                 print(
-                    f"  {kind:6s} {s:g}: clip B {'/'.join(f'{c:+.0%}' for c in cb)}; "
-                    f"held-back {'/'.join(f'{c:+.0%}' for c in ch)}{errors(y, y_check)}",
+                    f"  {kind:6s} {s:g}: clip B {be.percents(cb)}; held-back {be.percents(ch)}{errors(y, y_check)}",
                     flush=True,
                 )
     print("mean gap closed on clip B (enc/AHS/GE2E):")
     for key, rows in totals.items():
-        m = np.mean(rows, axis=0)
-        print(f"  {key}: {'/'.join(f'{c:+.0%}' for c in m)} over {len(rows)}")
+        print(f"  {key}: {be.percents(np.mean(rows, axis=0))} over {len(rows)}")
     return 0
 
 
