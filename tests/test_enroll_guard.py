@@ -123,8 +123,8 @@ def closer_made_voice(enroller, heart):
     ("made_errors", "kept", "said"),
     [
         (0.40, 0, "harder for a recogniser to follow: made (word errors 0.40 vs 0.10)"),
-        (0.16, 0, "harder for a recogniser to follow"),
-        (0.14, 1, "a recogniser understands it as well (word errors 0.14, am_adam 0.10)"),
+        (0.13, 0, "harder for a recogniser to follow: made (word errors 0.13 vs 0.10)"),
+        (0.12, 1, "a recogniser understands it as well (word errors 0.12, am_adam 0.10)"),
         (0.00, 1, "a recogniser understands it as well"),
         (None, 1, "was not checked (no offline recogniser installed)"),
     ],

@@ -1,0 +1,150 @@
+"""The order the guard checks its winners in, and the word-error limit, replayed on saved runs.
+
+The guard (guard.decide) ranks the voices that beat the nearest stock voice by the share of
+resamplings they win, and keeps the first that the recogniser follows within MAX_WER_RISE of
+the stock voice; after a failure, the failed voice's kin (its timbre) goes last. This replays
+other orders and limits on what `bench_enroll.py --save DIR` kept: every judged candidate is
+rebuilt (its envelope map fitted again as enrolment fitted it), the guard's judgements are
+taken again on the held-back part, every winner says CHECK_TEXT after its saved JUDGE_TEXT
+render and is recognised once, and each rule's kept voice is scored on clip B (gap closed,
+enc/AHS/GE2E, from the saved renders). At most MAX_CHECKS checks, as enrolment's clock allows.
+
+    nice -n 5 .venv/bin/python bench/guard_order_study.py DIR [DIR ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import bench_enroll as be  # noqa: E402
+from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
+from tray_reader.speech.types import Prosody  # noqa: E402
+from tray_reader.voices import guard, intelligibility, stock_checks  # noqa: E402
+from tray_reader.voices.enroll import CHECKED_TEXT, MAP_TEXT, MAPPED  # noqa: E402
+
+PITCHED = ", your pitch"
+MAX_CHECKS = 4
+"""Checks of made voices a replayed guard may run (enrolment's clock allowed four or five)."""
+ORDERS: dict[str, Callable[[guard.Judgement], tuple[float, ...]]] = {
+    "most wins (now)": lambda j: (-j.wins, -(j.enc + j.judge)),
+    "both encoders": lambda j: (-(j.enc + j.judge),),
+    "GE2E": lambda j: (-j.judge,),
+}
+LIMITS = (0.05, 0.03, 0.02)
+
+
+def rebuilt(z, renderer, part: np.ndarray) -> list[tuple[np.ndarray, float, Prosody, EnvelopeMap | None]]:
+    """Each saved candidate's (pack, speed, pitch, envelope map fitted on ``part`` from its
+    base's render of MAP_TEXT, as enrolment fits it)."""
+    labels = [str(x) for x in z["labels"]]
+    band = guard.band_gain(guard.split(z["a16"])[0])
+    sources: dict[str, np.ndarray] = {}
+    out = []
+    for i, label in enumerate(labels):
+        envelope = None
+        if label.endswith(MAPPED):
+            base = labels.index(label[: -len(MAPPED)].split(PITCHED)[0])
+            if base not in sources:
+                sources[base] = renderer.render16k(z["packs"][base], float(z["speeds"][base]), [MAP_TEXT])
+            envelope = EnvelopeMap.fit(sources[base], part, band)
+        out.append(
+            (
+                z["packs"][i],
+                float(z["speeds"][i]),
+                Prosody(float(z["pitch"][i]), float(z["spread"][i])),
+                envelope,
+            )
+        )
+    return out
+
+
+def replay(z, renderer, embedder) -> dict:
+    """One saved run: its judgements, winners, their word errors and every candidate's closure."""
+    labels = [str(x) for x in z["labels"]]
+    fit16k, held = guard.split(z["a16"])
+    verdict = guard.decide(labels[0], labels, lambda i: z["renders"][i], held, embedder, lambda _i, _a: None)
+    voices = rebuilt(z, renderer, fit16k)
+    winners = guard.winners(verdict.judgements)
+    stock = labels[0].removeprefix("stock ")
+    errors = {0: stock_checks.shipped(renderer.engine.decoder_kind, stock)}
+    for i in winners:
+        pack, speed, prosody, envelope = voices[i]
+        check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
+        errors[i] = intelligibility.word_errors(np.concatenate([z["renders"][i], check]), CHECKED_TEXT)
+    measure = be.distance_to(z["b16"], embedder)
+    d = np.array([measure(r) for r in z["renders"]])
+    ceiling = np.array(measure(z["a16"]))
+    kin = [hash(np.ascontiguousarray(p[..., :128]).tobytes()) for p in z["packs"]]
+    return {
+        "labels": labels,
+        "judgements": verdict.judgements,
+        "winners": winners,
+        "errors": errors,
+        "closed": (d[0] - d) / (d[0] - ceiling),
+        "kin": kin,
+    }
+
+
+def kept(run: dict, order: Callable, limit: float) -> int:
+    """What the guard keeps with winners in ``order`` and the word-error ``limit`` (kin last)."""
+    js = run["judgements"]
+    waiting = sorted(run["winners"], key=lambda i: order(js[i]))
+    stock = run["errors"][0]
+    for _ in range(MAX_CHECKS):
+        if not waiting:
+            break
+        i = waiting.pop(0)
+        if run["errors"][i] <= stock + limit:
+            return i
+        later = [j for j in waiting if run["kin"][j] == run["kin"][i]]
+        waiting = [j for j in waiting if j not in later] + later
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folders", nargs="+")
+    args = ap.parse_args()
+    from tray_reader.speech.engine import KokoroEngine
+    from tray_reader.text.frontend import TextFrontEnd
+    from tray_reader.text.g2p import EnglishPhonemizer
+    from tray_reader.voices.embedder import SpeakerEmbedder
+    from tray_reader.voices.render import VoiceRenderer
+
+    renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
+    embedder = SpeakerEmbedder.load()
+    runs = {}
+    for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
+        run = replay(np.load(f, allow_pickle=True), renderer, embedder)
+        runs[f.stem] = run
+        print(f"## {f.stem}: stock word errors {run['errors'][0]:.3f}", flush=True)
+        for i in run["winners"]:
+            j = run["judgements"][i]
+            print(
+                f"   {i:2d} wins {j.wins:.2f} enc+judge {j.enc + j.judge:.3f} errors {run['errors'][i]:.3f}"
+                f" B {be.percents(run['closed'][i])}  {run['labels'][i][:70]}",
+                flush=True,
+            )
+    held = [name for name in runs if name.rsplit("_seed", 1)[0] not in be.DEV]
+    print(f"\nheld out: {len(held)} runs; gap closed on clip B by the kept voice (enc/AHS/GE2E)")
+    print("| order | limit | mean | worst | made voices kept |")
+    print("|---|---|---|---|---|")
+    for name, order in ORDERS.items():
+        for limit in LIMITS:
+            got = np.array([runs[r]["closed"][kept(runs[r], order, limit)] for r in held])
+            made = sum(kept(runs[r], order, limit) > 0 for r in held)
+            print(
+                f"| {name} | {limit} | {be.percents(got.mean(axis=0))} | {be.percents(got.min(axis=0))} | {made} |"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
