@@ -200,7 +200,12 @@ def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words
     """The recording says TEXT_A; the text given goes on with TEXT_B (a passage stopped
     early): the search renders the words said and the summary says how many."""
     settings = EnrollSettings(
-        budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
+        budget_seconds=0.0,
+        fit_seconds=0.0,
+        fit_blend=False,
+        match_prosody=False,
+        envelope_maps=False,  # what the search renders is the point here, not the guard's maps
+        exclude=("am_adam",),
     )
     text = f"{TEXT_A} {TEXT_B}"
     result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, text, settings)
@@ -238,6 +243,7 @@ def test_a_speaker_no_stock_voice_is_near_is_brought_nearer_by_another_languages
         match_pitch=False,
         match_rate=False,
         match_prosody=False,
+        envelope_maps=False,  # the search's timbres are the point here, not the guard's maps
     )
     result = match(
         recording, r, enroller.embedder, enroller.profiles, TEXT_A, settings, others=enroller.others
@@ -305,7 +311,12 @@ def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_
     from tests.asr import word_recall
 
     settings = EnrollSettings(
-        budget_seconds=0.0, fit_seconds=0.0, fit_blend=False, match_prosody=False, exclude=("am_adam",)
+        budget_seconds=0.0,
+        fit_seconds=0.0,
+        fit_blend=False,
+        match_prosody=False,
+        envelope_maps=False,  # what the search renders is the point here, not the guard's maps
+        exclude=("am_adam",),
     )
     result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
     assert result.heard is not None and result.heard.sure
@@ -330,7 +341,12 @@ def test_on_a_machine_too_slow_for_the_time_allowed_the_search_is_shortened_and_
     that renders speech slowly), the search gets its least time and stops before its count,
     and the summary says why; given the time, it runs to its count."""
     settings = EnrollSettings(
-        total_seconds=0.0, fit_seconds=0.0, match_prosody=False, refit_rounds=0, exclude=("am_adam",)
+        total_seconds=0.0,
+        fit_seconds=0.0,
+        match_prosody=False,
+        envelope_maps=False,  # the search's time is the point here, not the guard's maps
+        refit_rounds=0,
+        exclude=("am_adam",),
     )
     short = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
     assert short.shortened and short.cut_by_time and short.random_blends < settings.random_blends
