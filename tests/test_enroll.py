@@ -35,6 +35,16 @@ TEXT_A = (
     "The rainbow is a division of white light into many beautiful colours."
 )
 TEXT_B = "Please call Stella and ask her to bring these things with her from the store."
+SEARCH_ONLY = EnrollSettings(
+    budget_seconds=0.0,
+    fit_seconds=0.0,
+    fit_blend=False,
+    match_prosody=False,
+    envelope_maps=False,
+    exclude=("am_adam",),
+)
+"""The search's first renders and the guard, no more (for the tests of what the search renders
+and says; am_adam, the `adam` recording's own voice, left out)."""
 
 
 @pytest.fixture(scope="module")
@@ -199,14 +209,7 @@ def test_a_capped_search_says_so_and_a_text_read_in_part_is_matched_by_its_words
 ):
     """The recording says TEXT_A; the text given goes on with TEXT_B (a passage stopped
     early): the search renders the words said and the summary says how many."""
-    settings = EnrollSettings(
-        budget_seconds=0.0,
-        fit_seconds=0.0,
-        fit_blend=False,
-        match_prosody=False,
-        envelope_maps=False,  # what the search renders is the point here, not the guard's maps
-        exclude=("am_adam",),
-    )
+    settings = SEARCH_ONLY
     text = f"{TEXT_A} {TEXT_B}"
     result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, text, settings)
     assert result.random_blends == 0 and result.cut_by_time
@@ -310,14 +313,7 @@ def test_without_a_text_the_words_heard_are_matched_only_when_the_recogniser_is_
     another language is to the English model); the summary says which."""
     from tests.asr import word_recall
 
-    settings = EnrollSettings(
-        budget_seconds=0.0,
-        fit_seconds=0.0,
-        fit_blend=False,
-        match_prosody=False,
-        envelope_maps=False,  # what the search renders is the point here, not the guard's maps
-        exclude=("am_adam",),
-    )
+    settings = SEARCH_ONLY
     result = match(adam, enroller.renderer, enroller.embedder, enroller.profiles, None, settings)
     assert result.heard is not None and result.heard.sure
     assert result.text is not None and len(result.text.split()) >= 12

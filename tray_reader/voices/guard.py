@@ -76,10 +76,9 @@ questions and numbers among them): with a sentence or two, one unlucky word move
 error rate by more than the allowed rise."""
 MAX_WER_RISE = 0.02
 """A kept voice may have at most this many more word errors (a share of the words heard)
-than the nearest stock voice, by the recogniser (`intelligibility`). What the user is promised
-is 0.05 on any text; one render of 82 words spreads by about 0.02, and on the bench voices
-that passed this check at +0.03 read a new text up to 0.08 worse than their stock voice,
-those that passed at +0.01 or less at most 0.01 worse (docs/benchmarks.md)."""
+than the nearest stock voice, by the recogniser (`intelligibility`). The user is promised 0.05
+on any text; one render of these 82 words is noisy and the words a voice finds hard change
+from text to text, so the check asks for less (docs/benchmarks.md)."""
 AHS_VETO_SHARE = 0.8
 """A made voice further from the judged part than the nearest stock voice by the MFCC distance
 in this share of the block resamplings (`ahs_further_shares`) is turned away, however close
