@@ -81,16 +81,21 @@ def shipped(kind: DecoderKind, voice: str) -> float | None:
     return float(np.mean(got)) if got else None
 
 
+def jittered(pack: np.ndarray, sample: int) -> np.ndarray:
+    """``pack`` itself for ``sample`` 0, else changed by JITTER, seeded by ``sample``."""
+    if not sample:
+        return pack
+    noise = np.random.default_rng(sample).standard_normal(pack.shape)
+    return (pack * (1.0 + JITTER * noise)).astype(np.float32)
+
+
 def measure(renderer: VoiceRenderer, voice: str, sample: int = 0) -> float | None:
     """One stock voice's word errors, measured as enrolment measures a voice
     (`enroll.check_word_errors`; None without a recogniser); ``sample`` > 0 changes the pack
     by JITTER, seeded by it."""
     from tray_reader.voices.enroll import Candidate, check_word_errors
 
-    pack = model_files.stock_pack(voice)
-    if sample:
-        noise = np.random.default_rng(sample).standard_normal(pack.shape)
-        pack = (pack * (1.0 + JITTER * noise)).astype(np.float32)
+    pack = jittered(model_files.stock_pack(voice), sample)
     judge = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
     return check_word_errors(renderer, Candidate(voice, {}, {}, pack=pack), judge)
 
