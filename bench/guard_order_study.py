@@ -108,18 +108,22 @@ def kept(run: dict, order: Callable, limit: float) -> int:
     return 0
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("folders", nargs="+")
-    args = ap.parse_args()
+def loaded():
+    """The renderer and the speaker encoder the studies replay runs with."""
     from tray_reader.speech.engine import KokoroEngine
     from tray_reader.text.frontend import TextFrontEnd
     from tray_reader.text.g2p import EnglishPhonemizer
     from tray_reader.voices.embedder import SpeakerEmbedder
     from tray_reader.voices.render import VoiceRenderer
 
-    renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
-    embedder = SpeakerEmbedder.load()
+    return VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer())), SpeakerEmbedder.load()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folders", nargs="+")
+    args = ap.parse_args()
+    renderer, embedder = loaded()
     runs = {}
     for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
         run = replay(np.load(f, allow_pickle=True), renderer, embedder)

@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
-from bench.guard_order_study import rebuilt  # noqa: E402
+from bench.guard_order_study import loaded, rebuilt  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
 from tray_reader.voices.enroll import MAPPED  # noqa: E402
 
@@ -32,14 +32,7 @@ def main() -> int:
     ap.add_argument("folder")
     ap.add_argument("--only", default="")
     args = ap.parse_args()
-    from tray_reader.speech.engine import KokoroEngine
-    from tray_reader.text.frontend import TextFrontEnd
-    from tray_reader.text.g2p import EnglishPhonemizer
-    from tray_reader.voices.embedder import SpeakerEmbedder
-    from tray_reader.voices.render import VoiceRenderer
-
-    renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
-    embedder = SpeakerEmbedder.load()
+    renderer, embedder = loaded()
     files = sorted(Path(args.folder).glob("*.npz"))
     if args.only:
         files = [f for f in files if any(f.stem.startswith(o) for o in args.only.split(","))]

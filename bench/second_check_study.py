@@ -100,15 +100,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("folders", nargs="+")
     args = ap.parse_args()
-    from tray_reader.speech.engine import KokoroEngine
-    from tray_reader.text.frontend import TextFrontEnd
-    from tray_reader.text.g2p import EnglishPhonemizer
     from tray_reader.voices import guard
-    from tray_reader.voices.embedder import SpeakerEmbedder
-    from tray_reader.voices.render import VoiceRenderer
 
-    renderer = VoiceRenderer(KokoroEngine.load(), TextFrontEnd(EnglishPhonemizer()))
-    embedder = SpeakerEmbedder.load()
+    renderer, embedder = gos.loaded()
     results: dict[str, dict[str, tuple]] = {}
     for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
         z = np.load(f, allow_pickle=True)
