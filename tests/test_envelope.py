@@ -134,8 +134,11 @@ def test_a_fixed_channel_on_the_recording_hardly_moves_the_map(voices):
     band = guard.band_gain(speaker)
     plain = EnvelopeMap.fit(voices["heart"], speaker, band)
     tilted = EnvelopeMap.fit(voices["heart"], _tilted(speaker, 4.0), band)
-    later = EnvelopeMap.fit(voices["heart"], speaker[EMBED_RATE // 2 :], band)  # half a second less
-    assert plain is not None and tilted is not None and later is not None
+    # The same recording less its first quarter second, half second, ... up to a second:
+    shorter = [
+        EnvelopeMap.fit(voices["heart"], speaker[int(s * EMBED_RATE) :], band) for s in (0.25, 0.5, 0.75, 1.0)
+    ]
+    assert plain is not None and tilted is not None and all(m is not None for m in shorter)
     x = voices["heart_other"]
     n_fft, _ = frame_sizes(SAMPLE_RATE)
     spec = np.fft.rfft(
@@ -154,9 +157,13 @@ def test_a_fixed_channel_on_the_recording_hardly_moves_the_map(voices):
     # A 4 dB/octave tilt is 12 dB between 500 Hz and 4 kHz. The covariance's part hardly moves:
     assert rms(gains(plain, False)) > 1.0
     assert rms(gains(plain, False) - gains(tilted, False)) < 0.15 * rms(gains(plain, False))
-    # The sound classes' means are estimated from fewer frames each: the tilt moves them no
-    # more than half a second less of the same recording does, ...
-    assert rms(gains(plain) - gains(tilted)) < 1.2 * rms(gains(plain) - gains(later))
+    # The sound classes' means are estimated from fewer frames each: the tilt moves them about
+    # as much as up to a second less of the same recording does (which cut moves them most
+    # changes with the processor's rounding of the renders), far less than the tilt itself, ...
+    moved = rms(gains(plain) - gains(tilted))
+    assert moved < 1.2 * max(rms(gains(plain) - gains(m)) for m in shorter if m is not None)
+    tilt = 4.0 * np.log2(freqs[below])
+    assert moved < 0.3 * rms(tilt - tilt.mean())
     # ... and none of it is the tilt: the average gain gains no slope.
     slope = np.polyfit(np.log2(freqs[below]), (gains(tilted) - gains(plain)).mean(axis=0), 1)[0]
     assert abs(slope) < 0.2
