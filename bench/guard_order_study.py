@@ -92,16 +92,18 @@ def replay(z, renderer, embedder) -> dict:
     }
 
 
-def kept(run: dict, order: Callable, limit: float) -> int:
-    """What the guard keeps with winners in ``order`` and the word-error ``limit`` (kin last)."""
+def kept(run: dict, order: Callable, limit: float, passes: Callable[[int], bool] | None = None) -> int:
+    """What the guard keeps with winners in ``order`` and the word-error ``limit`` (kin last);
+    ``passes(i)``, if given, decides instead of the limit."""
     js = run["judgements"]
     waiting = sorted(run["winners"], key=lambda i: order(js[i]))
     stock = run["errors"][0]
+    passes = passes or (lambda i: run["errors"][i] <= stock + limit)
     for _ in range(MAX_CHECKS):
         if not waiting:
             break
         i = waiting.pop(0)
-        if run["errors"][i] <= stock + limit:
+        if passes(i):
             return i
         later = [j for j in waiting if run["kin"][j] == run["kin"][i]]
         waiting = [j for j in waiting if j not in later] + later

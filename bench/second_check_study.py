@@ -52,8 +52,8 @@ RULES = {
 class Heard:
     """Word errors of one run's voices on the extra texts, measured once each."""
 
-    def __init__(self, z, renderer, voices) -> None:
-        self.z, self.renderer, self.voices = z, renderer, voices
+    def __init__(self, renderer, voices) -> None:
+        self.renderer, self.voices = renderer, voices
         self.cache: dict[tuple[int, str, int], float] = {}
 
     def errors(self, i: int, text: str, renders: int = 1) -> float:
@@ -72,28 +72,24 @@ class Heard:
 
 def kept(run: dict, heard: Heard, first: float, both: float | None) -> tuple[int, int]:
     """(the kept voice, second texts heard) under one rule, in the shipped order."""
-    js = run["judgements"]
-    waiting = sorted(run["winners"], key=lambda i: gos.ORDERS["most wins (now)"](js[i]))
     stock = run["errors"][0]
+    n1, n2 = len(intelligibility.words(CHECKED_TEXT)), len(intelligibility.words(SECOND_TEXT))
     seconds = 0
-    for _ in range(gos.MAX_CHECKS):
-        if not waiting:
-            break
-        i = waiting.pop(0)
+
+    def passes(i: int) -> bool:
+        nonlocal seconds
         rise = run["errors"][i] - stock
         if rise <= first + 1e-9:
-            return i, seconds
-        if both is not None and rise <= NEAR + 1e-9:
-            seconds += 1
-            s2 = heard.errors(0, SECOND_TEXT, stock_checks.SAMPLES)
-            n1, n2 = len(intelligibility.words(CHECKED_TEXT)), len(intelligibility.words(SECOND_TEXT))
-            pooled = (run["errors"][i] * n1 + heard.errors(i, SECOND_TEXT) * n2) / (n1 + n2)
-            pooled_stock = (stock * n1 + s2 * n2) / (n1 + n2)
-            if pooled <= pooled_stock + both + 1e-9:
-                return i, seconds
-        later = [j for j in waiting if run["kin"][j] == run["kin"][i]]
-        waiting = [j for j in waiting if j not in later] + later
-    return 0, seconds
+            return True
+        if both is None or rise > NEAR + 1e-9:
+            return False
+        seconds += 1
+        pooled = (run["errors"][i] * n1 + heard.errors(i, SECOND_TEXT) * n2) / (n1 + n2)
+        pooled_stock = (stock * n1 + heard.errors(0, SECOND_TEXT, stock_checks.SAMPLES) * n2) / (n1 + n2)
+        return pooled <= pooled_stock + both + 1e-9
+
+    i = gos.kept(run, gos.ORDERS["most wins (now)"], first, passes)
+    return i, seconds
 
 
 def main() -> int:
@@ -107,7 +103,7 @@ def main() -> int:
     for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
         z = np.load(f, allow_pickle=True)
         run = gos.replay(z, renderer, embedder)
-        heard = Heard(z, renderer, gos.rebuilt(z, renderer, guard.split(z["a16"])[0]))
+        heard = Heard(renderer, gos.rebuilt(z, renderer, guard.split(z["a16"])[0]))
         stock_new = heard.errors(0, be.NEW_TEXT, RENDERS)
         print(f"## {f.stem}: stock check {run['errors'][0]:.3f}, new text {stock_new:.3f}", flush=True)
         for name, (first, both) in RULES.items():
