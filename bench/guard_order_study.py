@@ -40,9 +40,11 @@ ORDERS: dict[str, Callable[[guard.Judgement], tuple[float, ...]]] = {
 LIMITS = (0.05, 0.03, 0.02)
 
 
-def rebuilt(z, renderer, part: np.ndarray) -> list[tuple[np.ndarray, float, Prosody, EnvelopeMap | None]]:
+def rebuilt(
+    z, renderer, part: np.ndarray, fit: Callable = EnvelopeMap.fit
+) -> list[tuple[np.ndarray, float, Prosody, EnvelopeMap | None]]:
     """Each saved candidate's (pack, speed, pitch, envelope map fitted on ``part`` from its
-    base's render of MAP_TEXT, as enrolment fits it)."""
+    base's render of MAP_TEXT by ``fit``, as enrolment fits it)."""
     labels = [str(x) for x in z["labels"]]
     band = guard.band_gain(guard.split(z["a16"])[0])
     sources: dict[str, np.ndarray] = {}
@@ -53,7 +55,7 @@ def rebuilt(z, renderer, part: np.ndarray) -> list[tuple[np.ndarray, float, Pros
             base = labels.index(label[: -len(MAPPED)].split(PITCHED)[0])
             if base not in sources:
                 sources[base] = renderer.render16k(z["packs"][base], float(z["speeds"][base]), [MAP_TEXT])
-            envelope = EnvelopeMap.fit(sources[base], part, band)
+            envelope = fit(sources[base], part, band)
         out.append(
             (
                 z["packs"][i],
@@ -65,21 +67,34 @@ def rebuilt(z, renderer, part: np.ndarray) -> list[tuple[np.ndarray, float, Pros
     return out
 
 
-def replay(z, renderer, embedder) -> dict:
-    """One saved run: its judgements, winners, their word errors and every candidate's closure."""
+def replay(z, renderer, embedder, fit: Callable | None = None) -> dict:
+    """One saved run: its judgements, winners, their word errors and every candidate's closure.
+    With ``fit``, the mapped candidates' maps are made by it and their JUDGE_TEXT rendered
+    again through them; else the saved renders stand."""
     labels = [str(x) for x in z["labels"]]
     fit16k, held = guard.split(z["a16"])
-    verdict = guard.decide(labels[0], labels, lambda i: z["renders"][i], held, embedder, lambda _i, _a: None)
-    voices = rebuilt(z, renderer, fit16k)
+    voices = rebuilt(z, renderer, fit16k, fit or EnvelopeMap.fit)
+    renders = list(z["renders"])
+    if fit is not None:
+        for i, label in enumerate(labels):
+            if label.endswith(MAPPED):
+                renders[i] = renderer.render16k(*voices[i][:2], [guard.JUDGE_TEXT], *voices[i][2:])
+    verdict = guard.decide(labels[0], labels, lambda i: renders[i], held, embedder, lambda _i, _a: None)
     winners = guard.winners(verdict.judgements)
     stock = labels[0].removeprefix("stock ")
-    errors = {0: stock_checks.shipped(renderer.engine.decoder_kind, stock)}
-    for i in winners:
-        pack, speed, prosody, envelope = voices[i]
-        check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
-        errors[i] = intelligibility.word_errors(np.concatenate([z["renders"][i], check]), CHECKED_TEXT)
+
+    class Heard(dict):
+        """Word errors on the check, each winner's heard when first asked for."""
+
+        def __missing__(self, i: int) -> float:
+            pack, speed, prosody, envelope = voices[i]
+            check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
+            self[i] = intelligibility.word_errors(np.concatenate([renders[i], check]), CHECKED_TEXT)
+            return self[i]
+
+    errors = Heard({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)})
     measure = be.distance_to(z["b16"], embedder)
-    d = np.array([measure(r) for r in z["renders"]])
+    d = np.array([measure(r) for r in renders])
     ceiling = np.array(measure(z["a16"]))
     kin = [hash(np.ascontiguousarray(p[..., :128]).tobytes()) for p in z["packs"]]
     return {

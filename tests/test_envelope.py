@@ -177,7 +177,8 @@ def test_no_map_from_a_band_too_narrow_or_a_recording_too_short(voices):
 
 
 def test_the_map_moves_each_sound_classs_mean_but_not_the_long_term_spectrum(voices):
-    m = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]))
+    # The sound classes' part alone (the mean's detail, which moves too, is the next test's).
+    m = EnvelopeMap.fit(voices["heart"], voices["emma"], guard.band_gain(voices["emma"]), mean_smooth=None)
     assert m is not None and m.centres is not None and m.shifts is not None
     assert m.centres.shape == m.shifts.shape == (CLASSES, CEPS - 1)
     # Classes move apart from one another (the sounds' shapes), by a real amount ...
@@ -194,6 +195,37 @@ def test_the_map_moves_each_sound_classs_mean_but_not_the_long_term_spectrum(voi
     loud = np.abs(spec).sum(axis=1) > 0.05 * np.abs(spec).sum(axis=1).max()
     assert float(np.sqrt(np.mean(extra[loud] ** 2))) > 1.0  # frames move ...
     assert float(np.abs(extra[loud].mean(axis=0)).max()) < 0.35 * float(np.sqrt(np.mean(extra[loud] ** 2)))
+
+
+def test_the_map_moves_the_means_detail_to_the_speakers_but_not_its_smooth_colour(voices):
+    """The long-term spectrum's detail (where the voice's resonances lie) moves to the
+    speaker's; its level, tilt and bow, which a microphone or a smooth EQ adds, do not."""
+    band = guard.band_gain(voices["emma"])
+    inside = envelope.bands_inside(band)
+    m = EnvelopeMap.fit(voices["heart"], voices["emma"], band)
+    plain = EnvelopeMap.fit(voices["heart"], voices["emma"], band, mean_smooth=None)
+    assert m is not None and plain is not None and envelope.MEAN_SMOOTH == 3
+
+    def mean(x16k: np.ndarray) -> np.ndarray:
+        return envelope._stats(x16k, inside).mean
+
+    def through(e: EnvelopeMap) -> np.ndarray:  # words neither map was made from
+        return soxr.resample(e.apply(voices["heart_other"], SAMPLE_RATE), SAMPLE_RATE, EMBED_RATE)
+
+    moved = mean(through(m)) - mean(through(plain))  # natural-log power per band
+    wanted = envelope._less_smooth(mean(voices["emma"]) - mean(voices["heart"]), inside, 3)
+    # A real move, the way the speaker's mean differs from the voice's ...
+    assert np.sqrt(np.mean(moved**2)) * 10 / np.log(10) > 0.5
+    assert np.corrcoef(moved, wanted)[0, 1] > 0.7
+    # ... and hardly any of it level, tilt or bow.
+    smooth = moved - envelope._less_smooth(moved, inside, 3)
+    assert np.sqrt(np.mean(smooth**2)) < 0.25 * np.sqrt(np.mean(moved**2))
+    # Without the voice's own detail, nothing moves: the same speaker as the voice.
+    same = EnvelopeMap.fit(voices["heart"], voices["heart_other16k"], band)
+    plain_same = EnvelopeMap.fit(voices["heart"], voices["heart_other16k"], band, mean_smooth=None)
+    assert same is not None and plain_same is not None
+    alike = mean(through(same)) - mean(through(plain_same))
+    assert np.sqrt(np.mean(alike**2)) < 0.5 * np.sqrt(np.mean(moved**2))
 
 
 def test_the_voice_keeps_its_loudness_and_its_sounds_their_contrast(voices):

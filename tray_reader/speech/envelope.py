@@ -13,9 +13,13 @@ multiplied by M = C_speaker^1/2 C_voice^-1/2, which gives them the speaker's cov
 each sound class's mean moves to the speaker's (32 classes, k-means over the voice's frames so
 multiplied; the speaker's frames, taken about their own mean, fall in them softly), less the
 shift the voice's frames get on average: how the speaker's vowels, nasals and hisses differ
-from one another, not what they share. The mean itself, the long-term spectrum, is left alone: a recording's long-term spectrum is its
+from one another, not what they share. Of the mean itself, the long-term spectrum, only the
+detail moves to the speaker's (`MEAN_SMOOTH`): a recording's long-term spectrum is its
 microphone and room as much as its speaker, and a fixed filter adds the same to every frame's
-log-mel, so it changes the mean and not the covariance. Only the bands the recording carries
+log-mel, so it changes the mean and not the covariance. A microphone, a room's colour or a
+smooth EQ adds a level, a tilt and a bow across the octaves; those stay the voice's, while the
+mean's finer shape, where the voice's resonances lie, is the speaker's (as the style fit's
+loss draws the same line, `style_fit.frames`). Only the bands the recording carries
 are moved (a telephone recording says nothing about the voice above 3.4 kHz); the gain is 1
 elsewhere. The voice keeps its loudness: the gain the map gives the voice's own render on average
 is taken off every frame (`level_db`), so a frame whose shape the map makes louder or softer
@@ -75,6 +79,12 @@ CLASSES = 32
 covariance is the speaker's (docs/benchmarks.md: 4, 8, 16 and 32 classes gained more and more,
 64 no more than 32)."""
 KMEANS_ROUNDS = 30
+MEAN_SMOOTH: int | None = 3
+"""The mean's detail the map also moves to the speaker's: the speech frames' mean in-band
+log-mel, the speaker's less the voice's, less its best fit by a polynomial of this many terms
+in the bands' octaves (3: the level, the tilt and the bow a microphone, a room or a smooth EQ
+adds, so a fixed smooth channel is not learnt), as far as the cepstra c1 .. hold it. None:
+the mean stays the voice's."""
 MIN_CLASS_FRAMES = 1.0
 """A class the speaker's frames hardly fall in (less than this many frames' worth) is not moved."""
 
@@ -207,6 +217,15 @@ def _class_shifts(voice: np.ndarray, speaker: np.ndarray, centres: np.ndarray, s
     return np.asarray(shifts - (nv / nv.sum()) @ shifts)
 
 
+def _less_smooth(values: np.ndarray, bands: np.ndarray, terms: int) -> np.ndarray:
+    """``values`` over the bands ``bands`` marks, less their least-squares fit by a polynomial
+    of ``terms`` terms in the bands' centres in octaves."""
+    octaves = np.log2(_mel_to_hz(np.linspace(0.0, _hz_to_mel(np.array(TOP_HZ)), N_BANDS + 2))[1:-1][bands])
+    basis = np.vander(octaves - octaves.mean(), terms, increasing=True)
+    coef, *_ = np.linalg.lstsq(basis, values, rcond=None)
+    return np.asarray(values - basis @ coef)
+
+
 def _powers(spec: np.ndarray, bin_db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each frame's power before and after gains ``bin_db`` [frames] each."""
     power = np.abs(spec) ** 2
@@ -243,7 +262,11 @@ class EnvelopeMap:
 
     @classmethod
     def fit(
-        cls, voice16k: np.ndarray, speaker16k: np.ndarray, band: tuple[np.ndarray, np.ndarray]
+        cls,
+        voice16k: np.ndarray,
+        speaker16k: np.ndarray,
+        band: tuple[np.ndarray, np.ndarray],
+        mean_smooth: int | None = MEAN_SMOOTH,
     ) -> EnvelopeMap | None:
         """The map from a voice (its render, 16 kHz) to a speaker (their recording, 16 kHz,
         whose band is ``band``); None when the recording is too narrow or either too short."""
@@ -263,6 +286,13 @@ class EnvelopeMap:
         moved = voice.ceps @ matrix.T
         centres, spread = _classes(moved, CLASSES)
         shifts = _class_shifts(moved, speaker.ceps, centres, spread)
+        if mean_smooth is not None:
+            # Every class moves by the mean's detail too (a frame's posteriors sum to one).
+            n_in = int(inside.sum())
+            detail = _dct(n_in, _count(n_in))[1:] @ _less_smooth(
+                speaker.mean - voice.mean, inside, mean_smooth
+            )
+            shifts = shifts + detail
         if not (np.all(np.isfinite(centres)) and np.all(np.isfinite(shifts))):
             return None
         made = cls(tuple(int(b) for b in np.flatnonzero(inside)), voice.mean, matrix, centres, shifts, spread)
