@@ -83,7 +83,7 @@ def replay(z, renderer, embedder, fit: Callable | None = None) -> dict:
     winners = guard.winners(verdict.judgements)
     stock = labels[0].removeprefix("stock ")
 
-    class Heard(dict):
+    class CheckErrors(dict):
         """Word errors on the check, each winner's heard when first asked for."""
 
         def __missing__(self, i: int) -> float:
@@ -92,7 +92,7 @@ def replay(z, renderer, embedder, fit: Callable | None = None) -> dict:
             self[i] = intelligibility.word_errors(np.concatenate([renders[i], check]), CHECKED_TEXT)
             return self[i]
 
-    errors = Heard({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)})
+    errors = CheckErrors({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)})
     measure = be.distance_to(z["b16"], embedder)
     d = np.array([measure(r) for r in renders])
     ceiling = np.array(measure(z["a16"]))

@@ -5,11 +5,12 @@ room as much as its speaker. The style fit's loss draws that line differently: i
 the mean's three smoothest components across the bands (level, tilt, bow: what a microphone or
 a smooth EQ adds) and keeps its detail, where the voice's resonances lie. This replays maps that
 move the mean's detail too (`EnvelopeMap.fit`'s ``mean_smooth``: the speech frames' mean
-in-band log-mel is moved to the speaker's, less a polynomial of k terms in the bands' octaves) on what `bench_enroll.py --save DIR` kept:
-every mapped candidate's map is made again from the fit part and its JUDGE_TEXT rendered
+in-band log-mel is moved to the speaker's, less a polynomial of k terms in the bands' octaves)
+on what `bench_enroll.py --save DIR` kept: every mapped candidate's map is made again from the fit part and its JUDGE_TEXT rendered
 through it, the guard judges the held-back part again, its winners are checked in the shipped
 order (`guard_order_study.kept`), and the kept voice and every mapped candidate are scored on
-clip B (gap closed, enc/AHS/GE2E). ``saved`` is the run as it was (its renders), ``none`` its maps made again as they were.
+clip B (gap closed, enc/AHS/GE2E). ``saved`` is the run as it was (its renders), ``none``
+its maps made again as they were.
 
     nice -n 5 .venv/bin/python bench/map_mean_study.py DIR [DIR ...] [--mean-smooth saved,3,5]
 """

@@ -109,12 +109,18 @@ def _mel_to_hz(m: np.ndarray) -> np.ndarray:
 
 
 @cache
+def _edges_hz() -> np.ndarray:
+    """The mel bands' edges in Hz: band b spans edges b .. b+2 and peaks at edge b+1."""
+    return np.asarray(_mel_to_hz(np.linspace(0.0, _hz_to_mel(np.array(TOP_HZ)), N_BANDS + 2)))
+
+
+@cache
 def filterbank(rate: int) -> np.ndarray:
     """Triangular mel bands over 0 .. TOP_HZ on ``rate``'s FFT bins [N_BANDS, bins]: the same
     bands in Hz at every rate, so statistics made at 16 kHz apply to 24 kHz audio."""
     n_fft, _ = frame_sizes(rate)
     freqs = np.fft.rfftfreq(n_fft, 1.0 / rate)
-    edges = _mel_to_hz(np.linspace(0.0, _hz_to_mel(np.array(TOP_HZ)), N_BANDS + 2))
+    edges = _edges_hz()
     lo, mid, hi = edges[:-2, None], edges[1:-1, None], edges[2:, None]
     up = (freqs[None, :] - lo) / (mid - lo)
     down = (hi - freqs[None, :]) / (hi - mid)
@@ -220,7 +226,7 @@ def _class_shifts(voice: np.ndarray, speaker: np.ndarray, centres: np.ndarray, s
 def _less_smooth(values: np.ndarray, bands: np.ndarray, terms: int) -> np.ndarray:
     """``values`` over the bands ``bands`` marks, less their least-squares fit by a polynomial
     of ``terms`` terms in the bands' centres in octaves."""
-    octaves = np.log2(_mel_to_hz(np.linspace(0.0, _hz_to_mel(np.array(TOP_HZ)), N_BANDS + 2))[1:-1][bands])
+    octaves = np.log2(_edges_hz()[1:-1][bands])
     basis = np.vander(octaves - octaves.mean(), terms, increasing=True)
     coef, *_ = np.linalg.lstsq(basis, values, rcond=None)
     return np.asarray(values - basis @ coef)
