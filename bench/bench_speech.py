@@ -41,6 +41,8 @@ import time
 
 import numpy as np
 
+from tray_reader.speech.engine import START_SHARE
+
 PARAGRAPHS = [
     "The old lighthouse stood at the edge of the cliff for more than a century. Every night its "
     "lamp turned slowly, sweeping the dark water with a pale beam. Sailors far from the harbour "
@@ -200,14 +202,14 @@ def bench_first_audio(engine, frontend, pack, runs: int) -> None:
     )
 
 
-def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float]:
+def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float, float, int]:
     """Read ``text`` from cold as the player would, in real time from the first piece:
     (times playback would have waited for the next piece, seconds waited in all, compute
-    seconds, audio seconds)."""
+    seconds, audio seconds, seconds to the first piece, waits in the first EARLY seconds)."""
     from tray_reader.speech.synthesis import fixed_voice
 
     t0 = time.perf_counter()
-    started, played, waited, waits = None, 0.0, 0.0, 0
+    started, played, waited, waits, early = None, 0.0, 0.0, 0, 0
     for chunk in synth.stream(text, fixed_voice(pack)):
         now = time.perf_counter()
         started = started or now
@@ -215,55 +217,74 @@ def playback_waits(synth, pack, text: str) -> tuple[int, float, float, float]:
         if late > 0.005:
             waits += 1
             waited += late
+            early += played < EARLY
         played += chunk.samples.size / 24_000
-    return waits, waited, time.perf_counter() - t0, played
+    return waits, waited, time.perf_counter() - t0, played, (started or t0) - t0, early
 
+
+EARLY = 3.0
+"""Seconds of a read's audio in which bench_gaps counts waits apart: a stop in the first
+words is the one most heard."""
 
 GAP_VARIANTS = {
-    "timed windows, next chunk made ahead": (False, 1.0),
-    "timed windows, one chunk after another": (False, math.inf),
-    "growing windows, next chunk made ahead": (True, 1.0),
+    "timed windows, next chunk made ahead": (False, 1.0, True),
+    "the same, first audio never held back": (False, 1.0, False),
+    "timed windows, one chunk after another": (False, math.inf, True),
+    "growing windows, next chunk made ahead": (True, 1.0, True),
 }
-"""(windows that grow instead of the product's timed ones, the synthesiser's AHEAD_LEAD) of
+"""(windows that grow instead of the product's timed ones, the synthesiser's AHEAD_LEAD,
+whether a chunk heard at once holds its first audio back until playback need not wait) of
 each variant bench_gaps compares; the product's first."""
 
 
-def _variant(engine, growing_windows: bool, ahead_lead: float):
-    """The engine with the variant's window schedule, and the synthesiser's lead set."""
+def _variant(engine, growing_windows: bool, ahead_lead: float, hold: bool):
+    """The engine with the variant's window schedule, and the synthesiser's lead and the
+    engine's start rule set."""
     from tests.schedules import growing
+    from tray_reader.speech import engine as engine_module
     from tray_reader.speech import synthesis
     from tray_reader.speech.windows import by_time
 
     synthesis.AHEAD_LEAD = ahead_lead
+    engine_module.START_SHARE = START_SHARE if hold else math.inf
     return dataclasses.replace(engine, schedule=growing(engine.plan) if growing_windows else by_time)
 
 
 def bench_gaps(engine, frontend, pack, runs: int) -> None:
-    """Does playback wait in the middle of a cold read? Each paragraph read as a new
-    request through the Synthesizer, in each of GAP_VARIANTS (the product's first),
-    interleaved in a rotating order, in the same run."""
+    """Does playback wait in the middle of a cold read? Each paragraph, and each of SHORT
+    (a message, a key's name), read as a new request through the Synthesizer, in each of
+    GAP_VARIANTS (the product's first), interleaved in a rotating order, in the same run."""
     from tray_reader.speech.synthesis import Synthesizer
 
     synths = {name: Synthesizer(frontend, _variant(engine, *GAP_VARIANTS[name])) for name in GAP_VARIANTS}
-    totals = {name: [0, 0, 0.0, 0.0, 0.0] for name in GAP_VARIANTS}
+    totals: dict[str, list] = {name: [0, 0, 0.0, 0.0, 0.0, [], 0] for name in GAP_VARIANTS}
     names = list(GAP_VARIANTS)
     for r in range(runs):
-        for text in PARAGRAPHS:
+        for text in (*PARAGRAPHS, *SHORT):
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 _variant(engine, *GAP_VARIANTS[name])
-                waits, waited, compute, audio = playback_waits(synths[name], pack, text)
+                synths[name].prepared = None  # a new text each time: nothing kept
+                waits, waited, compute, audio, first, early = playback_waits(synths[name], pack, text)
                 t = totals[name]
                 t[0] += 1
                 t[1] += waits > 0
                 t[2] += waited
                 t[3] += compute
                 t[4] += audio
-    _variant(engine, False, 1.0)
-    for name, (reads, waited_reads, waited, compute, audio) in totals.items():
+                t[5].append(first)
+                t[6] += early > 0
+    _variant(engine, False, 1.0, True)
+    for name, (reads, waited_reads, waited, compute, audio, firsts, early) in totals.items():
         print(
-            f"playback waits, cold paragraph reads ({name}): {waited_reads} of {reads} reads waited, "
-            f"{waited * 1000:.0f} ms in all; compute per second of audio (pauses included) {compute / audio:.3f}"
+            f"playback waits, cold reads ({name}): {waited_reads} of {reads} reads waited "
+            f"({early} in their first {EARLY:.0f} s), {waited * 1000:.0f} ms in all; first audio "
+            f"median {statistics.median(firsts) * 1000:.0f} ms; compute per second of audio "
+            f"(pauses included) {compute / audio:.3f}"
         )
+
+
+SHORT = ("Control alt delete.", "The last message is about green apples.", "Message number seven.")
+"""Short reads for bench_gaps: one chunk each, all of it due at once."""
 
 
 def _all_ids(frontend) -> list[list[int]]:
@@ -569,7 +590,7 @@ def child_rss(words: int, threads: int, streaming: bool, decoder: str, ahead: bo
     engine.warm_up(pack)
     counting = _CountingEngine(engine)
     synth = Synthesizer(frontend, counting)
-    _variant(engine, False, 1.0 if ahead else math.inf)
+    _variant(engine, False, 1.0 if ahead else math.inf, True)
     t0 = time.perf_counter()
     for _ in synth.stream(long_text(words), fixed_voice(pack)):
         pass
@@ -596,6 +617,9 @@ def main() -> None:
     )
     ap.add_argument("--child", choices=["ready", "rss"])
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--busy", type=int, default=0, help="first audio, gaps, seams, joins: N busy processes beside it"
+    )
     ap.add_argument("--whole", action="store_true", help="child rss: the unsplit model")
     ap.add_argument(
         "--no-ahead", action="store_true", help="RSS: one chunk after another (no part A made ahead)"
@@ -631,6 +655,30 @@ def main() -> None:
             f"{r['decoder']} decoder)"
         )
     frontend, pack = _frontend(), _pack()
+    if args.busy:
+        print(f"with {args.busy} busy processes beside it: first audio, gaps, seams and joins")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        in_process(args, frontend, pack)
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+    if "rtf" not in args.skip:
+        bench_rtf(frontend, pack, max(1, args.runs // 2))
+    if "rss" not in args.skip:
+        r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
+        print(
+            f"peak RSS reading a {args.rss_words}-word text ({r['decoder']} decoder, "
+            f"{'one chunk after another' if args.no_ahead else 'next chunk made ahead'}): {r['peak_mb']:.0f} MB "
+            f"({r['audio_s']:.0f} s of speech in {r['compute_s']:.0f} s: RTF {r['compute_s'] / r['audio_s']:.3f}; "
+            f"longest chunk {r['longest_chunk_ids']} ids)"
+        )
+    print(f"load average at end: {os.getloadavg()}")
+
+
+def in_process(args, frontend, pack) -> None:
+    """The figures measured in this process (first audio, gaps, seams, joins)."""
     if {"first", "gaps", "seams", "joins"} - set(args.skip):
         engine = _load(args.threads, args.decoder)
         engine.warm_up(pack)
@@ -645,17 +693,6 @@ def main() -> None:
             bench_joins(engine, frontend, pack)
             bench_cut_words(engine, frontend, pack)
         del engine
-    if "rtf" not in args.skip:
-        bench_rtf(frontend, pack, max(1, args.runs // 2))
-    if "rss" not in args.skip:
-        r = _child(["--child", "rss", "--rss-words", str(args.rss_words), *child_args])
-        print(
-            f"peak RSS reading a {args.rss_words}-word text ({r['decoder']} decoder, "
-            f"{'one chunk after another' if args.no_ahead else 'next chunk made ahead'}): {r['peak_mb']:.0f} MB "
-            f"({r['audio_s']:.0f} s of speech in {r['compute_s']:.0f} s: RTF {r['compute_s'] / r['audio_s']:.3f}; "
-            f"longest chunk {r['longest_chunk_ids']} ids)"
-        )
-    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

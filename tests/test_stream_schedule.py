@@ -178,3 +178,90 @@ def test_synthesizer_tells_each_chunk_its_lead():
     # Made instantly: the lead is the audio so far (1 s + 0.5 s pause per chunk), less a little.
     assert 1.3 < second <= 1.5
     assert 2.8 < third <= 3.0
+
+
+class _Clock:
+    """The engine's clock, moved only by the fake model's runs."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+class _TimedPartA:
+    """Part A for a chunk of ``frames`` frames of speech between 5 frames of padding."""
+
+    def __init__(self, clock, frames, seconds=0.05):
+        self.clock, self.frames, self.seconds = clock, frames, seconds
+
+    def run(self, names, feeds, options=None):
+        self.clock.now += self.seconds
+        n = self.frames + 10
+        asr = np.zeros((1, 512, n), np.float32)
+        asr[0, 0, 5:-5] = np.arange(1, self.frames + 1)  # padding's columns repeat, speech's differ
+        f0 = np.full((1, 2 * n), 120.0, np.float32)
+        return [asr, f0, np.ones((1, 2 * n), np.float32), np.zeros((1, 2 * n, 9), np.float32)]
+
+
+class _TimedDecoder:
+    """Part B taking ``per_frame`` seconds per frame decoded (context included)."""
+
+    def __init__(self, clock, per_frame):
+        self.clock, self.per_frame, self.runs = clock, per_frame, 0
+
+    def run(self, names, window, options=None):
+        self.runs += 1
+        frames = window["asr"].shape[2]
+        self.clock.now += frames * self.per_frame
+        return [np.full((1, 1, frames * FRAME_SAMPLES), 0.1, np.float32)]
+
+
+def _heard(monkeypatch, per_frame, frames=120):
+    """Stream one chunk due at once on a machine making a frame (25 ms of audio) in
+    ``per_frame`` s; play it as the player would, from the first piece on. Returns (decoder
+    runs before the first piece, seconds the first piece came, the longest wait for a piece
+    once playing, samples)."""
+    from tray_reader.speech import engine as engine_module
+
+    clock = _Clock()
+    monkeypatch.setattr(engine_module, "time", clock)
+    decoder = _TimedDecoder(clock, per_frame)
+    e = KokoroEngine(session=None, threads=2, features=_TimedPartA(clock, frames), decoder=decoder)
+    e.frame_seconds = 0.005  # the running estimate from an idle machine
+    pack = np.zeros((510, 1, 256), np.float32)
+    started = runs = None
+    played, longest, samples = 0.0, 0.0, 0
+    for piece in e.stream([1, 2, 3], pack, 1.0):
+        if started is None:
+            started, runs = clock.now, decoder.runs
+        longest = max(longest, clock.now - (started + played))
+        played += piece.size / 24_000
+        samples += piece.size
+    return runs, started, longest, samples
+
+
+def test_a_chunk_heard_at_once_starts_after_its_first_window_on_an_idle_machine(monkeypatch):
+    runs, started, longest, samples = _heard(monkeypatch, 0.004)
+    assert runs == 1 and started < 0.2
+    assert longest == 0.0
+    assert samples == (120 + 3 + 4) * FRAME_SAMPLES  # the margins speech_frames keeps
+
+
+@pytest.mark.parametrize("per_frame", [0.012, 0.02, 0.03])
+def test_a_busy_machine_holds_the_first_audio_back_until_playback_need_not_wait(monkeypatch, per_frame):
+    """At 12 ms a frame, the next window (48 frames, 0.58 s) outlasts the first's 0.4 s; at 30
+    ms, the decoder is slower than real time and most of the chunk is made first."""
+    runs, started, longest, samples = _heard(monkeypatch, per_frame)
+    assert runs > 1
+    assert longest == 0.0, f"playback waited {longest:.3f} s"
+    assert samples == (120 + 3 + 4) * FRAME_SAMPLES  # nothing held back is lost
+
+
+def test_without_the_hold_a_busy_machine_stops_after_the_first_window(monkeypatch):
+    from tray_reader.speech import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "START_SHARE", float("inf"))
+    runs, _, longest, _ = _heard(monkeypatch, 0.012)
+    assert runs == 1 and longest > 0.1

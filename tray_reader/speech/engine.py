@@ -28,6 +28,7 @@ from tray_reader.speech.envelope import EnvelopeMap
 from tray_reader.speech.sessions import cached_session, default_threads, make_session
 from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, DecoderKind, Prosody
 from tray_reader.speech.windows import (
+    QUIET_LEVEL,
     Schedule,
     WindowPlan,
     by_time,
@@ -56,6 +57,10 @@ WINDOW_SHARE = 0.7
 before it is decoded: the decoder's speed was measured on the window before, and no part A
 runs in between, so less margin is kept (bench_speech "gaps" counts the reads where
 playback waited)."""
+START_SHARE = 0.8
+"""Share of the audio held back at the start of a chunk heard at once that making the rest
+may take before that audio is let go (`KokoroEngine.ready_to_start`): on a busy machine the
+first window waits for more, so that playback, once begun, does not stop in the first words."""
 
 
 RELEASE_FRAMES = 4
@@ -282,6 +287,21 @@ class KokoroEngine:
         per_frame = max(self.frame_seconds, self.last_frame_seconds)
         return int(lead * share / per_frame) - 2 * self.plan.context
 
+    def ready_to_start(self, held: float, rest: int) -> bool:
+        """Whether ``held`` seconds of audio, heard from now on, last until the decoder has
+        made the chunk's other ``rest`` frames (its next window, and all of them), at the
+        plan's least later windows and the speed of the window just made: the machine's load
+        now, not the running estimate (`START_SHARE` of the time)."""
+        if rest <= 0:
+            return True
+        size, context = self.plan.later_frames, 2 * self.plan.context
+        per_frame = self.last_frame_seconds
+        last = rest - size * ((rest - 1) // size)  # own frames of the last window
+        next_made = (min(size, rest) + context) * per_frame
+        all_made = (rest + context * -(-rest // size)) * per_frame
+        before_last = held + (rest - last) * FRAME_SAMPLES / SAMPLE_RATE
+        return next_made <= START_SHARE * held and all_made <= START_SHARE * before_last
+
     def first_window(self, lead: float) -> int | None:
         """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
         from now. Due at once: the plan's small first window. Otherwise as large as the
@@ -398,11 +418,34 @@ class KokoroEngine:
                 made = without_tail(made, total)
         else:
             made = without_tail(pieces, (hi - lo) * FRAME_SAMPLES)
+        # Heard at once (nothing queued ahead): the audio is held back until it lasts while
+        # the next window is made, so a busy machine starts later rather than stopping
+        # after the first window (while held, later windows are the least size: no lead).
+        # Only the audio from its first sound counts: the silence before it is cut (a read's
+        # first chunk) or short.
+        hold = lead <= 0
+        held: list[np.ndarray] = []
+        owed = (frames[1] - frames[0]) * FRAME_SAMPLES  # samples of the chunk not yet made
+        sounding: int | None = None  # samples held from the first sound on
         try:
             for piece in made:
-                now = time.perf_counter()
-                runs_out = max(now, runs_out or now) + piece.size / SAMPLE_RATE
-                yield piece
+                held.append(piece)
+                owed -= piece.size
+                if sounding is None:
+                    loud = np.flatnonzero(np.abs(piece) > QUIET_LEVEL)
+                    sounding = piece.size - int(loud[0]) if loud.size else None
+                elif hold:
+                    sounding += piece.size
+                held_seconds = (sounding or 0) / SAMPLE_RATE
+                if hold and not self.ready_to_start(held_seconds, owed // FRAME_SAMPLES):
+                    continue
+                hold = False
+                while held:
+                    out = held.pop(0)
+                    now = time.perf_counter()
+                    runs_out = max(now, runs_out or now) + out.size / SAMPLE_RATE
+                    yield out
+            yield from held  # the chunk ended while held
         finally:
             pieces.close()  # a consumer that stops early stops the decoding
 
