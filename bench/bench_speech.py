@@ -567,9 +567,9 @@ class _CountingEngine:
         self.samples = 0
         self.longest = 0
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None):
+    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, **where):
         self.longest = max(self.longest, len(ids))
-        for piece in self.engine.stream(ids, pack, speed, lead, part_a, run_options):
+        for piece in self.engine.stream(ids, pack, speed, lead, part_a, run_options, **where):
             self.samples += piece.size
             yield piece
 

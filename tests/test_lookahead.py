@@ -54,10 +54,15 @@ class _Engine:
             threading.Event().wait(0.005)
         return ("part A", tuple(ids), speed)
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
+    def stream(
+        self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None, after=0.0
+    ):
         self.handed.append(part_a)
         for _ in range(int(self.seconds / 0.5)):
             yield np.full(12_000, 0.1, np.float32)
+
+    def start_seconds(self, ids):
+        return 0.0  # made at once
 
 
 def _synth(engine: _Engine, frontend: _Frontend | None = None) -> Synthesizer:

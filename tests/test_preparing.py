@@ -33,12 +33,17 @@ class SecondEngine:
         self.release = threading.Event()
         self.made: list[str] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
+    def stream(
+        self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None, after=0.0
+    ):
         word = "".join(map(chr, ids))
         if word.startswith("slow"):
             self.release.wait(10)
         self.made.append(word)
         yield np.full(SAMPLE_RATE, 0.1, np.float32)
+
+    def start_seconds(self, ids):
+        return 0.0  # made at once
 
     def part_a(self, ids, pack, speed, run_options=None):
         return None
@@ -76,13 +81,18 @@ class WindowedEngine:
         self.release = threading.Event()
         self.threads: list[str] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
+    def stream(
+        self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None, after=0.0
+    ):
         word = "".join(map(chr, ids))
         for k in range(3):
             if word.startswith("slow") and k == 1:
                 self.release.wait(10)
             self.threads.append(threading.current_thread().name)
             yield np.full(1000, k + 1, np.float32)
+
+    def start_seconds(self, ids):
+        return 0.0  # made at once
 
     def part_a(self, ids, pack, speed, run_options=None):
         return None

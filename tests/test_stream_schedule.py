@@ -151,9 +151,14 @@ class _RecordingEngine:
     def __init__(self):
         self.leads = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
+    def stream(
+        self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None, after=0.0
+    ):
         self.leads.append(lead)
         yield np.full(24_000, 0.1, np.float32)
+
+    def start_seconds(self, ids):
+        return 0.0  # made at once
 
     def part_a(self, ids, pack, speed, run_options=None):
         return None
@@ -218,7 +223,7 @@ class _TimedDecoder:
         return [np.full((1, 1, frames * FRAME_SAMPLES), 0.1, np.float32)]
 
 
-def _heard(monkeypatch, per_frame, frames=120):
+def _heard(monkeypatch, per_frame, frames=120, after=0.0):
     """Stream one chunk due at once on a machine making a frame (25 ms of audio) in
     ``per_frame`` s; play it as the player would, from the first piece on. Returns (decoder
     runs before the first piece, seconds the first piece came, the longest wait for a piece
@@ -233,7 +238,7 @@ def _heard(monkeypatch, per_frame, frames=120):
     pack = np.zeros((510, 1, 256), np.float32)
     started = runs = None
     played, longest, samples = 0.0, 0.0, 0
-    for piece in e.stream([1, 2, 3], pack, 1.0):
+    for piece in e.stream([1, 2, 3], pack, 1.0, after=after):
         if started is None:
             started, runs = clock.now, decoder.runs
         longest = max(longest, clock.now - (started + played))
@@ -265,3 +270,26 @@ def test_without_the_hold_a_busy_machine_stops_after_the_first_window(monkeypatc
     monkeypatch.setattr(engine_module, "START_SHARE", float("inf"))
     runs, _, longest, _ = _heard(monkeypatch, 0.012)
     assert runs == 1 and longest > 0.1
+
+
+def test_a_short_chunk_heard_at_once_also_lasts_while_the_reads_next_chunk_starts(monkeypatch):
+    """A 0.6 s first chunk, made fast: it goes out after one window if the read ends with
+    it, but is held whole when the next chunk takes 0.5 s to its first piece."""
+    alone, _, _, _ = _heard(monkeypatch, 0.004, frames=24)
+    runs, started, longest, samples = _heard(monkeypatch, 0.004, frames=24, after=0.5)
+    assert alone == 1 and runs > 1
+    assert longest == 0.0 and samples == (24 + 3 + 4) * FRAME_SAMPLES
+
+
+def test_a_read_goes_on_after_a_chunk_with_words_after_it():
+    from tray_reader.speech.synthesis import _goes_on
+
+    text = "Our meeting on Thursday will start later. Bring the report."
+    first = TextChunk(text="Our meeting", phonemes="", sentence=0, pause_after=0.0, words=((0, 3), (4, 11)))
+    assert _goes_on(first, text)
+    last = TextChunk(
+        text="Bring the report", phonemes="", sentence=1, pause_after=0.5, words=((42, 47), (52, 58))
+    )
+    assert not _goes_on(last, text)  # only its full stop after it
+    cut = TextChunk(text="Bring the", phonemes="", sentence=1, pause_after=0.0, words=((42, 47),), handover=2)
+    assert _goes_on(cut, "Bring the")  # cut inside a sentence: handed words follow

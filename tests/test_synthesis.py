@@ -204,9 +204,14 @@ class CountingEngine:
         self.chunks: list[int] = []
         self.made_ahead: list[int] = []
 
-    def stream(self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None):
+    def stream(
+        self, ids, pack, speed, lead=0.0, part_a=None, run_options=None, start=None, end=None, after=0.0
+    ):
         self.chunks.append(len(ids))
-        return self.engine.stream(ids, pack, speed, lead, part_a, run_options, start, end)
+        return self.engine.stream(ids, pack, speed, lead, part_a, run_options, start, end, after)
+
+    def start_seconds(self, ids):
+        return self.engine.start_seconds(ids)
 
     def part_a(self, ids, pack, speed, run_options=None):
         if threading.current_thread().name.startswith("tray-reader-ahead"):  # made ahead

@@ -133,6 +133,9 @@ class KokoroEngine:
     a machine that just became busy (a neighbour, the first run after idle) shrinks the next
     window at once instead of over several (a read's second window came late, playback
     waited)."""
+    id_seconds: float = 0.002
+    """Part A's seconds per id, of its last run (its fixed cost included): how long the
+    next chunk of a read takes before its decoding can begin."""
     schedule: Schedule = by_time
     """Sizes each later window of a chunk from the time left before its audio is due (the
     product's only schedule; a comparison in a test injects one that ignores the time)."""
@@ -287,20 +290,33 @@ class KokoroEngine:
         per_frame = max(self.frame_seconds, self.last_frame_seconds)
         return int(lead * share / per_frame) - 2 * self.plan.context
 
-    def ready_to_start(self, held: float, rest: int) -> bool:
+    def start_seconds(self, ids: int) -> float:
+        """Seconds a chunk of ``ids`` ids takes to its first piece, heard at once: its part A
+        and the plan's first window, at the speeds of their last runs."""
+        frames = self.plan.first_frames + 2 * self.plan.context
+        return ids * self.id_seconds + frames * self.last_frame_seconds
+
+    def ready_to_start(self, held: float, rest: int, after: float = 0.0) -> bool:
         """Whether ``held`` seconds of audio, heard from now on, last until the decoder has
         made the chunk's other ``rest`` frames (its next window, and all of them), at the
         plan's least later windows and the speed of the window just made: the machine's load
-        now, not the running estimate (`START_SHARE` of the time)."""
+        now, not the running estimate (`START_SHARE` of the time). ``after``: seconds the
+        read's next chunk then takes to its first piece, which the whole chunk's audio is to
+        last too."""
         if rest <= 0:
-            return True
+            return after <= START_SHARE * held
         size, context = self.plan.later_frames, 2 * self.plan.context
         per_frame = self.last_frame_seconds
         last = rest - size * ((rest - 1) // size)  # own frames of the last window
         next_made = (min(size, rest) + context) * per_frame
         all_made = (rest + context * -(-rest // size)) * per_frame
         before_last = held + (rest - last) * FRAME_SAMPLES / SAMPLE_RATE
-        return next_made <= START_SHARE * held and all_made <= START_SHARE * before_last
+        whole = held + rest * FRAME_SAMPLES / SAMPLE_RATE
+        return (
+            next_made <= START_SHARE * held
+            and all_made <= START_SHARE * before_last
+            and all_made + after <= START_SHARE * whole
+        )
 
     def first_window(self, lead: float) -> int | None:
         """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
@@ -319,7 +335,9 @@ class KokoroEngine:
         if self.features is None or self.decoder is None:
             return None
         feeds = self._feeds(ids, pack, speed)
+        t0 = time.perf_counter()
         asr, f0, energy, phase = self.features.run(None, feeds, run_options)
+        self.id_seconds = (time.perf_counter() - t0) / len(ids)
         # Part A runs without the arena: its temporaries were small blocks of this
         # thread's malloc arena, which kept their pages; hand them back (about a millisecond).
         _return_freed_memory()
@@ -335,6 +353,7 @@ class KokoroEngine:
         run_options: ort.RunOptions | None = None,
         start: int | None = None,
         end: int | None = None,
+        after: float = 0.0,
     ) -> Iterator[np.ndarray]:
         """Audio for one chunk, yielded in pieces as they are made (24 kHz float32).
 
@@ -347,14 +366,15 @@ class KokoroEngine:
         made ahead (see `part_a`; made here when None or made for another voice or
         speed). The work is done lazily: a consumer that stops iterating (cancellation)
         stops the decoding before the next window; ``run_options.terminate`` stops the run
-        under way (onnxruntime then raises)."""
+        under way (onnxruntime then raises). ``after``: for a chunk heard at once, seconds the
+        read's next chunk takes to its first piece (`ready_to_start`)."""
         envelope = self.envelope
         if envelope is not None:
             yield from envelope.pieces(
-                self._stream(ids, pack, speed, lead, part_a, run_options, start, end), SAMPLE_RATE
+                self._stream(ids, pack, speed, lead, part_a, run_options, start, end, after), SAMPLE_RATE
             )
         else:
-            yield from self._stream(ids, pack, speed, lead, part_a, run_options, start, end)
+            yield from self._stream(ids, pack, speed, lead, part_a, run_options, start, end, after)
 
     def _stream(
         self,
@@ -366,6 +386,7 @@ class KokoroEngine:
         run_options: ort.RunOptions | None,
         start: int | None,
         end: int | None,
+        after: float,
     ) -> Iterator[np.ndarray]:
         if self.decoder is None or self.features is None:
             yield tail_trimmed(self.synthesize(ids, pack, speed))
@@ -437,7 +458,7 @@ class KokoroEngine:
                 elif hold:
                     sounding += piece.size
                 held_seconds = (sounding or 0) / SAMPLE_RATE
-                if hold and not self.ready_to_start(held_seconds, owed // FRAME_SAMPLES):
+                if hold and not self.ready_to_start(held_seconds, owed // FRAME_SAMPLES, after):
                     continue
                 hold = False
                 while held:

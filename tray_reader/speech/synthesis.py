@@ -17,7 +17,7 @@ from tray_reader.speech.engine import KokoroEngine, PartA
 from tray_reader.speech.timings import WordTiming, token_frames, word_sound_starts, word_timings
 from tray_reader.speech.types import FRAME_SAMPLES, NEUTRAL, SAMPLE_RATE, AudioChunk, Prosody, VoiceSource
 from tray_reader.speech.windows import speech_frames
-from tray_reader.text.frontend import PAUSES, TextFrontEnd
+from tray_reader.text.frontend import CHUNK_GROWTH, MAX_CHUNK_IDS, PAUSES, TextFrontEnd
 from tray_reader.text.sentences import Boundary
 from tray_reader.text.types import TextChunk
 
@@ -103,6 +103,15 @@ from it, without its lead-in."""
 def _runs_on(chunk: TextChunk) -> bool:
     """Whether the chunk after ``chunk`` continues its phrase (cut inside it, or handed words)."""
     return chunk.pause_after <= RUN_ON_PAUSE or chunk.handover > 0
+
+
+def _goes_on(chunk: TextChunk, text: str) -> bool:
+    """Whether a read of ``text`` has more to say after ``chunk`` (by its words' or its
+    sentence's place in the text; a chunk cut inside a sentence always has)."""
+    if chunk.handover:
+        return True
+    end = chunk.words[-1][1] if chunk.words else chunk.sentence_span[1] if chunk.sentence_span else None
+    return end is None or any(c.isalnum() for c in text[end:])
 
 
 def without_lead_in(piece: AudioChunk) -> AudioChunk:
@@ -436,7 +445,12 @@ class Synthesizer:
                 ids = self.frontend.ids(chunk.phonemes)
             if ids:
                 join = Join()
-                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text, join=join)
+                after = 0.0
+                if _goes_on(chunk, text):
+                    # The next chunk is about twice as long; a pause after this one is heard first.
+                    next_ids = min(CHUNK_GROWTH * len(ids), MAX_CHUNK_IDS)
+                    after = max(0.0, self.engine.start_seconds(next_ids) - chunk.pause_after / speed)
+                audio = self._chunk_audio(chunk, ids, pack, speed, 0.0, text=text, join=join, after=after)
                 run_on = _runs_on(chunk)
                 return Prepared(
                     text,
@@ -464,6 +478,7 @@ class Synthesizer:
         run_options: ort.RunOptions | None = None,
         join: Join | None = None,
         lead_in: bool = False,
+        after: float = 0.0,
     ) -> Iterator[AudioChunk]:
         """One chunk's audio, piece by piece (edges faded), then the pause after it. The
         first piece carries the words' timings (and ``text``: the first chunk of a read
@@ -474,7 +489,8 @@ class Synthesizer:
         said the rest), laid over that chunk's faded-out tail; one with a `handover` ends
         where the words it hands over begin, if it still says MIN_KEPT seconds before them
         (no pause then). ``lead_in``: cut the silence before its first sound (a read's first
-        chunk, or one running on from the chunk before)."""
+        chunk, or one running on from the chunk before). ``after``: seconds the read's next
+        chunk takes to its first piece (see `KokoroEngine.ready_to_start`)."""
         join = join if join is not None else Join()
         handed, under = join.handed, join.tail
         join.handed, join.tail = 0, None
@@ -510,7 +526,9 @@ class Synthesizer:
             yield AudioChunk(under, chunk.sentence, sentence_span=chunk.sentence_span)
             under = None
         span = chunk.sentence_span
-        made = self.engine.stream(ids, pack, speed, lead, part_a, run_options, start=start, end=end)
+        made = self.engine.stream(
+            ids, pack, speed, lead, part_a, run_options, start=start, end=end, after=after
+        )
         for piece in faded_pieces(made, under, hand):
             out = AudioChunk(piece, chunk.sentence, words=words, sentence_span=span, text=text)
             if lead_in and start is None:
