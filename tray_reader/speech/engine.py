@@ -440,8 +440,9 @@ class KokoroEngine:
         else:
             made = without_tail(pieces, (hi - lo) * FRAME_SAMPLES)
         # Heard at once (nothing queued ahead): the audio is held back until it lasts while
-        # the next window is made, so a busy machine starts later rather than stopping
-        # after the first window (while held, later windows are the least size: no lead).
+        # the next window, the rest and the read's next chunk (`after`) are made, so a busy
+        # machine starts later rather than stopping after the first window (while held,
+        # later windows are the least size: no lead).
         # Only the audio from its first sound counts: the silence before it is cut (a read's
         # first chunk) or short.
         hold = lead <= 0
