@@ -143,3 +143,48 @@ def test_spsa_moves_towards_a_voice_inside_the_subspace(split_engine, ids, tmp_p
         and back.settings == saved.settings
         and back.pack_sha256 == saved.pack_sha256
     )
+
+
+@pytest.mark.parametrize("came_closer", [False, True])
+def test_a_fit_that_never_came_closer_is_not_a_voice_of_its_own(monkeypatch, came_closer):
+    """A fit whose held-out loss never fell keeps its start's pack: enrolment then has no
+    fitted voice to judge, rather than the start's voice again under another name."""
+    import threading
+    from types import SimpleNamespace
+
+    from tray_reader.voices import enroll
+
+    start = model_files.stock_pack("af_heart")
+    made: list[np.ndarray] = []
+
+    class _Fit:
+        def __init__(self, _engine, _ids, pack, _recording, settings) -> None:
+            self.pack, self.settings = pack, settings
+
+        def run(self, _deadline, _cancel, report):
+            report(3, 1.0)
+            z = np.full(2, 0.5 if came_closer else 0.0)
+            pack = self.pack.copy()
+            pack[:, 0, 0] += np.float32(z[0])
+            made.append(pack)
+            return style_fit.FitResult(pack, z, 1.0, 0.9 if came_closer else 1.0, 7, 20, 1.0)
+
+    monkeypatch.setattr(enroll, "StyleFit", _Fit)
+    renderer = SimpleNamespace(ids=lambda _text: [[5, 6, 7]], engine=None)
+    settings = enroll.EnrollSettings(fit_steps=120)
+    fitted, steps = enroll._fit_style(
+        renderer,  # type: ignore[arg-type]
+        enroll.Candidate("stock af_heart", {"af_heart": 1.0}, {"af_heart": 1.0}),
+        ["x"],
+        np.zeros(16_000, np.float32),
+        settings,
+        threading.Event(),
+        lambda _f, _m: None,
+        enroll._Pace(settings),
+    )
+    assert steps == 7 and np.array_equal(made[0][..., 1:], start[..., 1:])
+    if came_closer:
+        assert fitted is not None and fitted.pack is made[0]
+        assert fitted.label == "fitted style from stock af_heart"
+    else:
+        assert fitted is None

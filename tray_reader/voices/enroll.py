@@ -90,11 +90,13 @@ LAST_PHASE_SPEECH = 355.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
 the words searched), three voices' renders of MAP_TEXT (about 14 s each) for their envelope
-maps, every candidate saying JUDGE_TEXT (about 10 s each, envelope-mapped ones
-included), and the recogniser's checks (CHECK_TEXT, 24 s, said by the stock voice and a made
-one, then heard with JUDGE_TEXT; and a second made voice's, for when the first fails: after
-a failure each check is begun while the one before is heard, so it takes less). Times this
-machine's seconds per second of speech, the time they will take."""
+maps, every candidate saying JUDGE_TEXT (about 10 s each), and the recogniser's checks
+(CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with JUDGE_TEXT; and a
+second made voice's, for when the first fails: after a failure each check is begun while the
+one before is heard, so it takes less). Times this machine's seconds per second of speech, the
+time they will take. A voice through an envelope map says what its unmapped self said (the
+renderer keeps the model's output, `render.KEPT_SECONDS`), so its render costs next to
+nothing; the time counted for it goes to a third made voice's check."""
 STOCK_CHECK_SPEECH = 50.0
 """Of that, the stock voice's part of the check, which is shipped for the decoders measured
 (`stock_checks`) and kept on disk by a former enrolment near the same stock voice
@@ -664,7 +666,8 @@ def match(
     searched = best
     fitted_style = None
     fit_steps = 0
-    if settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None:
+    fitting = settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None
+    if fitting:
         pace.enter(1)
         fit_cap = min(settings.fit_seconds, max(MIN_FIT_SECONDS, room()))
         pace.plan(search_cap, fit_cap, last_phase)
@@ -767,7 +770,7 @@ def match(
         cut_by_time=not cancel.is_set()
         and (
             (settings.random_search and i < settings.random_blends)
-            or (fitted_style is not None and fit_steps < settings.fit_steps)
+            or (fitting and fit_steps < settings.fit_steps)
         ),
         said=said,
         text=text if text and text.strip() else None,
@@ -941,8 +944,9 @@ def _fit_style(
     cancel: threading.Event,
     step: Progress,
     pace: _Pace,
-) -> tuple[Candidate, int]:
-    """The fitted style as a candidate, and the SPSA steps run."""
+) -> tuple[Candidate | None, int]:
+    """The fitted style as a candidate (None when no step it made came closer on its held-out
+    part: its pack would be the start's, judged and checked twice), and the SPSA steps run."""
 
     ids = [i for chunk in renderer.ids(" ".join(texts)) for i in chunk]
     fit = StyleFit(
@@ -962,6 +966,8 @@ def _fit_style(
 
     step(pace(), "fitting the voice to your recording")
     result = fit.run(deadline, cancel, report)
+    if not result.loss < result.start_loss:
+        return None, result.steps  # no step came closer on the held-out part: the start's own pack
     fitted = Candidate(
         f"fitted style from {start.label}", start.timbre, start.prosody, start.speed, pack=result.pack
     )
