@@ -67,6 +67,22 @@ def rebuilt(
     return out
 
 
+def check_errors(renderer, voices: list, renders: list, stock_label: str) -> dict[int, float]:
+    """Word errors on the check by voice index: the stock voice's (index 0) shipped, each
+    other voice's (``voices[i]``: pack, speed, pitch, map) heard when first asked for, saying
+    CHECK_TEXT after its JUDGE_TEXT render ``renders[i]``."""
+
+    class CheckErrors(dict):
+        def __missing__(self, i: int) -> float:
+            pack, speed, prosody, envelope = voices[i]
+            check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
+            self[i] = intelligibility.word_errors(np.concatenate([renders[i], check]), CHECKED_TEXT)
+            return self[i]
+
+    stock = stock_label.removeprefix("stock ")
+    return CheckErrors({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)})
+
+
 def replay(z, renderer, embedder, fit: Callable | None = None) -> dict:
     """One saved run: its judgements, winners, their word errors and every candidate's closure.
     With ``fit``, the mapped candidates' maps are made by it and their JUDGE_TEXT rendered
@@ -81,18 +97,7 @@ def replay(z, renderer, embedder, fit: Callable | None = None) -> dict:
                 renders[i] = renderer.render16k(*voices[i][:2], [guard.JUDGE_TEXT], *voices[i][2:])
     verdict = guard.decide(labels[0], labels, lambda i: renders[i], held, embedder, lambda _i, _a: None)
     winners = guard.winners(verdict.judgements)
-    stock = labels[0].removeprefix("stock ")
-
-    class CheckErrors(dict):
-        """Word errors on the check, each winner's heard when first asked for."""
-
-        def __missing__(self, i: int) -> float:
-            pack, speed, prosody, envelope = voices[i]
-            check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
-            self[i] = intelligibility.word_errors(np.concatenate([renders[i], check]), CHECKED_TEXT)
-            return self[i]
-
-    errors = CheckErrors({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)})
+    errors = check_errors(renderer, voices, renders, labels[0])
     measure = be.distance_to(z["b16"], embedder)
     d = np.array([measure(r) for r in renders])
     ceiling = np.array(measure(z["a16"]))

@@ -29,11 +29,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
-from bench.guard_order_study import ORDERS, PITCHED, loaded  # noqa: E402
+from bench.guard_order_study import ORDERS, PITCHED, check_errors, loaded  # noqa: E402
 from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
 from tray_reader.speech.types import Prosody  # noqa: E402
-from tray_reader.voices import guard, intelligibility, stock_checks  # noqa: E402
-from tray_reader.voices.enroll import CHECKED_TEXT, MAP_TEXT, MAPPED  # noqa: E402
+from tray_reader.voices import guard  # noqa: E402
+from tray_reader.voices.enroll import MAP_TEXT, MAPPED  # noqa: E402
 
 WEAKER = ", weaker"
 
@@ -84,15 +84,6 @@ def replay(z, renderer, embedder, strength: float) -> dict:
         voices.append(voice)
         renders.append(renderer.render16k(voice[0], voice[1], [guard.JUDGE_TEXT], *voice[2:]))
     verdict = guard.decide(labels[0], labels, lambda i: renders[i], held, embedder, lambda _i, _a: None)
-    stock = labels[0].removeprefix("stock ")
-
-    class CheckErrors(dict):
-        def __missing__(self, i: int) -> float:
-            pack, speed, prosody, envelope = voices[i]
-            check = renderer.render16k(pack, speed, [guard.CHECK_TEXT], prosody, envelope)
-            self[i] = intelligibility.word_errors(np.concatenate([renders[i], check]), CHECKED_TEXT)
-            return self[i]
-
     measure = be.distance_to(z["b16"], embedder)
     d = np.array([measure(r) for r in renders])
     ceiling = np.array(measure(z["a16"]))
@@ -100,7 +91,7 @@ def replay(z, renderer, embedder, strength: float) -> dict:
         "labels": labels,
         "judgements": verdict.judgements,
         "winners": guard.winners(verdict.judgements),
-        "errors": CheckErrors({0: stock_checks.shipped(renderer.engine.decoder_kind, stock)}),
+        "errors": check_errors(renderer, voices, renders, labels[0]),
         "closed": (d[0] - d) / (d[0] - ceiling),
         "kin": [hash(np.ascontiguousarray(v[0][..., :128]).tobytes()) for v in voices],
         "weaker_of": weaker_of,
