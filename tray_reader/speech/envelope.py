@@ -244,6 +244,14 @@ def _root(c: np.ndarray, power: float) -> np.ndarray:
     return np.asarray((v * w**power) @ v.T)
 
 
+def _matrix(voice: np.ndarray, speaker: np.ndarray) -> np.ndarray:
+    """What gives the voice's cepstra (covariance ``voice``) the speaker's: whitening, then
+    colouring, C_speaker^1/2 C_voice^-1/2. (The symmetric map that moves a frame least, the
+    optimal transport between the two, brought voices less close and no clearer:
+    docs/benchmarks.md, `bench/map_transport_study.py`.)"""
+    return np.asarray(_root(speaker, 0.5) @ _root(voice, -0.5))
+
+
 @dataclass(frozen=True)
 class EnvelopeMap:
     """A voice's envelope map (see the module docstring); stored with an enrolled voice."""
@@ -282,7 +290,7 @@ class EnvelopeMap:
         voice, speaker = _stats(voice16k, inside), _stats(speaker16k, inside)
         if min(voice.frames, speaker.frames) < MIN_FRAMES:
             return None
-        matrix = _root(speaker.cov, 0.5) @ _root(voice.cov, -0.5)
+        matrix = _matrix(voice.cov, speaker.cov)
         if not np.all(np.isfinite(matrix)):
             return None
         # No direction is stretched or shrunk more than MAX_MATRIX_NORM times (a direction
