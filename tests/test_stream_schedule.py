@@ -281,6 +281,76 @@ def test_a_short_chunk_heard_at_once_also_lasts_while_the_reads_next_chunk_start
     assert longest == 0.0 and samples == (24 + 3 + 4) * FRAME_SAMPLES
 
 
+def test_a_slow_machine_sizes_the_first_window_so_the_hold_need_not_wait_for_the_next(monkeypatch):
+    """At 8 ms a frame the next window (48 frames, 0.38 s) outlasts START_SHARE of the plan's
+    first window (16 frames, 0.4 s): the first read, its speed unknown, is held back a whole
+    window. The next read's first window is sized by the speed measured: it goes out at once,
+    sooner, and playback still never waits."""
+    from tray_reader.speech import engine as engine_module
+
+    clock = _Clock()
+    monkeypatch.setattr(engine_module, "time", clock)
+    decoder = _TimedDecoder(clock, 0.008)
+    e = KokoroEngine(session=None, threads=2, features=_TimedPartA(clock, 120), decoder=decoder)
+    pack = np.zeros((510, 1, 256), np.float32)
+    heard = []
+    for _ in range(2):
+        decoder.runs, begun, started, played, longest = 0, clock.now, None, 0.0, 0.0
+        for piece in e.stream([1, 2, 3], pack, 1.0):
+            if started is None:
+                started, runs = clock.now, decoder.runs
+            longest = max(longest, clock.now - (started + played))
+            played += piece.size / 24_000
+        heard.append((runs, started - begun, longest, played))
+    (runs1, first1, longest1, played1), (runs2, first2, longest2, played2) = heard
+    assert runs1 > 1 and runs2 == 1
+    assert first2 < first1 - 0.2  # a few frames more than the plan's, not a whole window
+    assert longest1 == longest2 == 0.0 and played1 == played2
+    assert e.heard_first_frames() > e.plan.first_frames
+
+
+class _SharedDecoder(_TimedDecoder):
+    """As `_TimedDecoder`, but the engine's other read (``other``, a stream of the same engine)
+    makes a window in the middle of this one's ``shared``-th run, on the same clock: two of our
+    own runs sharing the cores, as a selection prepared while a read decodes."""
+
+    def __init__(self, clock, per_frame, shared):
+        super().__init__(clock, per_frame)
+        self.shared, self.other = shared, None
+
+    def run(self, names, window, options=None):
+        out = super().run(names, window, options)
+        if self.runs == self.shared and self.other is not None:
+            next(self.other)
+        return out
+
+
+def test_a_window_shared_with_another_read_of_ours_does_not_hold_the_first_audio(monkeypatch):
+    """A selection prepared while a read decodes: its first window is slowed by the read,
+    which stops when the selection is read. The hold judges by the last window made alone."""
+    from tray_reader.speech import engine as engine_module
+
+    clock = _Clock()
+    monkeypatch.setattr(engine_module, "time", clock)
+    decoder = _SharedDecoder(clock, 0.004, shared=1)
+    e = KokoroEngine(session=None, threads=2, features=_TimedPartA(clock, 120), decoder=decoder)
+    pack = np.zeros((510, 1, 256), np.float32)
+    assert sum(p.size for p in e.stream([1, 2], pack, 1.0)) > 0  # the read's first chunk, alone
+    assert e.alone_frame_seconds == pytest.approx(0.004)
+    decoder.runs = 0
+    decoder.other = e.stream([4, 5], pack, 1.0, lead=10.0)  # the read's next chunk, 10 s ahead
+    runs = None
+    for _piece in e.stream([1, 2, 3], pack, 1.0):
+        runs = decoder.runs
+        break
+    # Its first window ran beside the other read's and took longer than the hold allows
+    # (`test_a_busy_machine_holds_the_first_audio_back_until_playback_need_not_wait`: 12 ms)...
+    assert decoder.runs >= 2 and e.last_frame_seconds > 0.012
+    # ...yet its audio went out after that one window, at the speed made alone.
+    assert runs == 2 and e.alone_frame_seconds == pytest.approx(0.004)
+    decoder.other.close()
+
+
 def test_a_read_goes_on_after_a_chunk_with_words_after_it():
     from tray_reader.speech.synthesis import _goes_on
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +62,15 @@ START_SHARE = 0.8
 """Share of the audio held back at the start of a chunk heard at once that making the rest
 may take before that audio is let go (`KokoroEngine.ready_to_start`): on a busy machine the
 first window waits for more, so that playback, once begun, does not stop in the first words."""
+
+
+FIRST_SILENCE_SECONDS = 0.1
+"""About the silence a read's first window begins with before its first sound (the hold
+counts audio from there; 0.07-0.11 s in the daemon's reads measured)."""
+FIRST_WINDOW_MARGIN = 1.2
+"""The speed the first window of a chunk heard at once is sized by, slowed by this: its own
+window, which the hold then judges by, runs a little slower or faster than the last (a
+frame more costs a few milliseconds; a hold, a whole window)."""
 
 
 RELEASE_FRAMES = 4
@@ -133,6 +143,17 @@ class KokoroEngine:
     a machine that just became busy (a neighbour, the first run after idle) shrinks the next
     window at once instead of over several (a read's second window came late, playback
     waited)."""
+    alone_frame_seconds: float = 0.0
+    """The same, of the last window no other of this engine's decoder runs overlapped: what
+    the first-window hold judges by (`ready_to_start`). A selection prepared while a read
+    decodes is slowed by that read, which stops when the prepared text is read ("read now"):
+    judged by the shared speed, its first audio was held back for nothing. A neighbour's
+    load, which stays, is in both."""
+    _runs: int = field(default=0, init=False, repr=False)
+    """This engine's decoder runs under way."""
+    _begun: int = field(default=0, init=False, repr=False)
+    """This engine's decoder runs begun, ever."""
+    _runs_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     id_seconds: float = 0.002
     """Part A's seconds per id, of its last run (its fixed cost included): how long the
     next chunk of a read takes before its decoding can begin."""
@@ -294,7 +315,12 @@ class KokoroEngine:
         """Seconds a chunk of ``ids`` ids takes to its first piece, heard at once: its part A
         and the plan's first window, at the speeds of their last runs."""
         frames = self.plan.first_frames + 2 * self.plan.context
-        return ids * self.id_seconds + frames * self.last_frame_seconds
+        return ids * self.id_seconds + frames * self._hold_frame_seconds()
+
+    def _hold_frame_seconds(self) -> float:
+        """The decoder's seconds per frame the first-window hold judges by: of the last window
+        no other run of ours overlapped (`alone_frame_seconds`), else of the last."""
+        return self.alone_frame_seconds or self.last_frame_seconds
 
     def ready_to_start(self, held: float, rest: int, after: float = 0.0) -> bool:
         """Whether ``held`` seconds of audio, heard from now on, last until the decoder has
@@ -306,7 +332,7 @@ class KokoroEngine:
         if rest <= 0:
             return after <= START_SHARE * held
         size, context = self.plan.later_frames, 2 * self.plan.context
-        per_frame = self.last_frame_seconds
+        per_frame = self._hold_frame_seconds()
         last = rest - size * ((rest - 1) // size)  # own frames of the last window
         next_made = (min(size, rest) + context) * per_frame
         all_made = (rest + context * -(-rest // size)) * per_frame
@@ -320,12 +346,28 @@ class KokoroEngine:
 
     def first_window(self, lead: float) -> int | None:
         """Frames in the first decoder window of a chunk whose audio is due ``lead`` seconds
-        from now. Due at once: the plan's small first window. Otherwise as large as the
-        decoder surely makes in time (up to the plan's window size): fewer, larger windows
-        pay less for their context frames."""
+        from now. Due at once: the plan's small first window, or on a machine too slow for it
+        (`heard_first_frames`) a larger one. Otherwise as large as the decoder surely makes
+        in time (up to the plan's window size): fewer, larger windows pay less for their
+        context frames."""
         if lead <= 0:
-            return None
+            # A schedule that ignores the time (a test's: the same windows every run) keeps
+            # the plan's first window too.
+            return self.heard_first_frames() if self.schedule is by_time else None
         return max(self.plan.first_frames, min(self.plan.frames, self.window_fit(lead)))
+
+    def heard_first_frames(self) -> int | None:
+        """Frames in the first window of a chunk heard at once: the plan's (None), unless, at
+        the speed the first-window hold judges by, the next window would take longer to make
+        than START_SHARE of the plan's first window's audio lasts (its first sound on). The
+        hold would then keep that audio back until the next window is made too (a whole
+        window later); a first window just large enough costs a few frames' time instead
+        (docs/benchmarks.md). The hold still judges it, by the speed it was made at."""
+        per_frame = self._hold_frame_seconds()
+        next_made = (self.plan.later_frames + 2 * self.plan.context) * per_frame * FIRST_WINDOW_MARGIN
+        seconds = next_made / START_SHARE + FIRST_SILENCE_SECONDS
+        frames = -int(-seconds * SAMPLE_RATE // FRAME_SAMPLES)
+        return None if frames <= self.plan.first_frames else min(self.plan.frames, frames)
 
     def part_a(
         self, ids: Sequence[int], pack: np.ndarray, speed: float, run_options: ort.RunOptions | None = None
@@ -400,11 +442,22 @@ class KokoroEngine:
         decoder = self.decoder
 
         def timed(window: dict[str, np.ndarray]) -> np.ndarray:
+            with self._runs_lock:
+                self._runs += 1
+                self._begun += 1
+                begun, shared = self._begun, self._runs > 1
             t0 = time.perf_counter()
-            audio: np.ndarray = decoder.run(None, window, run_options)[0]
+            try:
+                audio: np.ndarray = decoder.run(None, window, run_options)[0]
+            finally:
+                with self._runs_lock:
+                    self._runs -= 1
+                    shared = shared or self._begun != begun  # another began meanwhile
             spent = (time.perf_counter() - t0) / window["asr"].shape[2]
             self.frame_seconds = 0.7 * self.frame_seconds + 0.3 * spent
             self.last_frame_seconds = spent
+            if not shared:
+                self.alone_frame_seconds = spent
             return audio
 
         lo, hi = speech_frames(asr)
