@@ -309,6 +309,28 @@ def test_a_slow_machine_sizes_the_first_window_so_the_hold_need_not_wait_for_the
     assert e.heard_first_frames() > e.plan.first_frames
 
 
+def test_a_busy_machine_grows_the_first_window_only_so_far_and_holds_it_back(monkeypatch):
+    """At 30 ms a frame the first window would have to be 2.5 times the plan's: grown only
+    1.5 times (a busy machine's speed varies more than the hold's margin), it is held back
+    until more is made, and playback never waits."""
+    from tray_reader.speech import engine as engine_module
+
+    clock = _Clock()
+    monkeypatch.setattr(engine_module, "time", clock)
+    decoder = _TimedDecoder(clock, 0.03)
+    e = KokoroEngine(session=None, threads=2, features=_TimedPartA(clock, 120), decoder=decoder)
+    pack = np.zeros((510, 1, 256), np.float32)
+    assert sum(p.size for p in e.stream([1, 2], pack, 1.0)) > 0  # the speed measured
+    assert e.heard_first_frames() == int(e.plan.first_frames * engine_module.FIRST_WINDOW_GROWTH)
+    decoder.runs, started, played, longest = 0, None, 0.0, 0.0
+    for piece in e.stream([1, 2, 3], pack, 1.0):
+        if started is None:
+            started, runs = clock.now, decoder.runs
+        longest = max(longest, clock.now - (started + played))
+        played += piece.size / 24_000
+    assert runs > 1 and longest == 0.0
+
+
 class _SharedDecoder(_TimedDecoder):
     """As `_TimedDecoder`, but the engine's other read (``other``, a stream of the same engine)
     makes a window in the middle of this one's ``shared``-th run, on the same clock: two of our

@@ -71,6 +71,11 @@ FIRST_WINDOW_MARGIN = 1.2
 """The speed the first window of a chunk heard at once is sized by, slowed by this: its own
 window, which the hold then judges by, runs a little slower or faster than the last (a
 frame more costs a few milliseconds; a hold, a whole window)."""
+FIRST_WINDOW_GROWTH = 1.5
+"""The most the first window of a chunk heard at once grows, as a multiple of the plan's: a
+machine that needs more is busy, its speed varies by more than the hold's margin, and the
+hold's whole window is the safer start (bench_speech gaps with two busy processes: grown up to
+2.5 times, 7 of 21 reads waited in their first seconds, against 3 with the plan's)."""
 
 
 RELEASE_FRAMES = 4
@@ -362,12 +367,15 @@ class KokoroEngine:
         than START_SHARE of the plan's first window's audio lasts (its first sound on). The
         hold would then keep that audio back until the next window is made too (a whole
         window later); a first window just large enough costs a few frames' time instead
-        (docs/benchmarks.md). The hold still judges it, by the speed it was made at."""
+        (docs/benchmarks.md), up to FIRST_WINDOW_GROWTH times the plan's. The hold still judges
+        it, by the speed it was made at."""
         per_frame = self._hold_frame_seconds()
         next_made = (self.plan.later_frames + 2 * self.plan.context) * per_frame * FIRST_WINDOW_MARGIN
         seconds = next_made / START_SHARE + FIRST_SILENCE_SECONDS
         frames = -int(-seconds * SAMPLE_RATE // FRAME_SAMPLES)
-        return None if frames <= self.plan.first_frames else min(self.plan.frames, frames)
+        if frames <= self.plan.first_frames:
+            return None
+        return min(self.plan.frames, int(self.plan.first_frames * FIRST_WINDOW_GROWTH), frames)
 
     def part_a(
         self, ids: Sequence[int], pack: np.ndarray, speed: float, run_options: ort.RunOptions | None = None
