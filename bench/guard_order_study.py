@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -130,6 +131,19 @@ def kept(run: dict, order: Callable, limit: float, passes: Callable[[int], bool]
     return 0
 
 
+def saved_runs(folders: Sequence[str], only: str = "") -> Iterator[tuple[Any, bool]]:
+    """Each run `bench_enroll.py --save` kept in ``folders`` (sorted by name) whose name starts
+    with one of ``only``'s comma-separated prefixes (all when empty; "carlo" also takes
+    carlo_wb, "carlo_seed" not): its arrays, and whether its speaker is held out (not one of
+    the bench's dev speakers). A heading names each before it is replayed."""
+    for f in (f for folder in folders for f in sorted(Path(folder).glob("*.npz"))):
+        if only and not any(f.stem.startswith(o) for o in only.split(",")):
+            continue
+        held_out = f.stem.rsplit("_seed", 1)[0] not in be.DEV
+        print(f"## {f.parent.name}/{f.stem}{'' if held_out else ' (dev)'}", flush=True)
+        yield np.load(f, allow_pickle=True), held_out
+
+
 def loaded():
     """The renderer and the speaker encoder the studies replay runs with."""
     from tray_reader.speech.engine import KokoroEngine
@@ -146,11 +160,12 @@ def main() -> int:
     ap.add_argument("folders", nargs="+")
     args = ap.parse_args()
     renderer, embedder = loaded()
-    runs = {}
-    for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
-        run = replay(np.load(f, allow_pickle=True), renderer, embedder)
-        runs[f.stem] = run
-        print(f"## {f.stem}: stock word errors {run['errors'][0]:.3f}", flush=True)
+    runs = []
+    for z, held_out in saved_runs(args.folders):
+        run = replay(z, renderer, embedder)
+        if held_out:
+            runs.append(run)
+        print(f"   stock word errors {run['errors'][0]:.3f}", flush=True)
         for i in run["winners"]:
             j = run["judgements"][i]
             print(
@@ -158,14 +173,13 @@ def main() -> int:
                 f" B {be.percents(run['closed'][i])}  {run['labels'][i][:70]}",
                 flush=True,
             )
-    held = [name for name in runs if name.rsplit("_seed", 1)[0] not in be.DEV]
-    print(f"\nheld out: {len(held)} runs; gap closed on clip B by the kept voice (enc/AHS/GE2E)")
+    print(f"\nheld out: {len(runs)} runs; gap closed on clip B by the kept voice (enc/AHS/GE2E)")
     print("| order | limit | mean | worst | made voices kept |")
     print("|---|---|---|---|---|")
     for name, order in ORDERS.items():
         for limit in LIMITS:
-            got = np.array([runs[r]["closed"][kept(runs[r], order, limit)] for r in held])
-            made = sum(kept(runs[r], order, limit) > 0 for r in held)
+            got = np.array([r["closed"][kept(r, order, limit)] for r in runs])
+            made = sum(kept(r, order, limit) > 0 for r in runs)
             print(
                 f"| {name} | {limit} | {be.percents(got.mean(axis=0))} | {be.percents(got.min(axis=0))} | {made} |"
             )

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
-from bench.guard_order_study import ORDERS, kept, loaded, replay  # noqa: E402
+from bench.guard_order_study import ORDERS, kept, loaded, replay, saved_runs  # noqa: E402
 from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
 from tray_reader.voices.enroll import MAPPED  # noqa: E402
@@ -44,12 +44,7 @@ def main() -> int:
     order = ORDERS["most wins (now)"]
     guarded: dict[str, list] = {v: [] for v in variants}
     mapped: dict[str, list] = {v: [] for v in variants}
-    for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
-        if args.only and not any(f.stem.startswith(o) for o in args.only.split(",")):
-            continue
-        z = np.load(f, allow_pickle=True)
-        held_out = f.stem.rsplit("_seed", 1)[0] not in be.DEV
-        print(f"## {f.stem}{'' if held_out else ' (dev)'}", flush=True)
+    for z, held_out in saved_runs(args.folders, args.only):
         for v in variants:
             mean_smooth = None if v in ("saved", "none") else int(v)
             fit = None if v == "saved" else functools.partial(EnvelopeMap.fit, mean_smooth=mean_smooth)

@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
-from bench.guard_order_study import ORDERS, PITCHED, check_errors, loaded  # noqa: E402
+from bench.guard_order_study import ORDERS, PITCHED, check_errors, loaded, saved_runs  # noqa: E402
 from tray_reader.speech.envelope import EnvelopeMap  # noqa: E402
 from tray_reader.speech.types import Prosody  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
@@ -134,13 +134,8 @@ def main() -> int:
     renderer, embedder = loaded()
     got: dict[str, list] = {r: [] for r in RULES}
     pairs = []
-    for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
-        if args.only and not any(f.stem.startswith(o) for o in args.only.split(",")):
-            continue
-        z = np.load(f, allow_pickle=True)
-        held_out = f.stem.rsplit("_seed", 1)[0] not in be.DEV
+    for z, held_out in saved_runs(args.folders, args.only):
         run = replay(z, renderer, embedder, args.strength)
-        print(f"## {f.parent.name}/{f.stem}{'' if held_out else ' (dev)'}", flush=True)
         for rule in RULES:
             i, n = kept(run, rule, args.checks)
             print(

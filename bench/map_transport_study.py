@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
-from bench.guard_order_study import ORDERS, kept, loaded, replay  # noqa: E402
+from bench.guard_order_study import ORDERS, kept, loaded, replay, saved_runs  # noqa: E402
 from tray_reader.speech import envelope  # noqa: E402
 from tray_reader.voices import guard  # noqa: E402
 from tray_reader.voices.enroll import MAPPED  # noqa: E402
@@ -51,12 +51,7 @@ def main() -> int:
     order = ORDERS["most wins (now)"]
     guarded: dict[str, list] = {k: [] for k in KINDS}
     mapped: dict[str, list] = {k: [] for k in KINDS}
-    for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):
-        if args.only and not any(f.stem.startswith(o) for o in args.only.split(",")):
-            continue
-        z = np.load(f, allow_pickle=True)
-        held_out = f.stem.rsplit("_seed", 1)[0] not in be.DEV
-        print(f"## {f.parent.name}/{f.stem}{'' if held_out else ' (dev)'}", flush=True)
+    for z, held_out in saved_runs(args.folders, args.only):
         runs = {}
         for kind, matrix in KINDS.items():
             envelope._matrix = matrix
