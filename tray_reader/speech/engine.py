@@ -66,7 +66,7 @@ first window waits for more, so that playback, once begun, does not stop in the 
 
 FIRST_SILENCE_SECONDS = 0.1
 """About the silence a read's first window begins with before its first sound (the hold
-counts audio from there; 0.07-0.11 s in the daemon's reads measured)."""
+counts audio from there; measured in the daemon's reads, docs/benchmarks.md)."""
 FIRST_WINDOW_MARGIN = 1.2
 """The speed the first window of a chunk heard at once is sized by, slowed by this: its own
 window, which the hold then judges by, runs a little slower or faster than the last (a
@@ -74,8 +74,8 @@ frame more costs a few milliseconds; a hold, a whole window)."""
 FIRST_WINDOW_GROWTH = 1.5
 """The most the first window of a chunk heard at once grows, as a multiple of the plan's: a
 machine that needs more is busy, its speed varies by more than the hold's margin, and the
-hold's whole window is the safer start (bench_speech gaps with two busy processes: grown up to
-2.5 times, 7 of 21 reads waited in their first seconds, against 3 with the plan's)."""
+hold's whole window is the safer start (bench_speech gaps with busy processes beside it,
+docs/benchmarks.md)."""
 
 
 RELEASE_FRAMES = 4
