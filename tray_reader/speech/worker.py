@@ -248,6 +248,9 @@ class SpeechWorker:
             ).start()
         self.ready.set()
         self._set_state(WorkerState.IDLE)
+        # What the load left on the heap (the phonemiser's and the sessions' temporaries) and
+        # the warm-up's arena go back now: the reader idles at what it needs to read.
+        self._release(pipeline)
         grown = False
         while True:
             try:
