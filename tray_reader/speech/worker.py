@@ -278,9 +278,9 @@ class SpeechWorker:
         try:
             release()
         except Exception:  # noqa: BLE001 - memory kept is no reason to stop reading
-            log.warning("could not give back the memory reading used", exc_info=True)
+            log.warning("could not give back the model's spare memory", exc_info=True)
         else:
-            log.debug("idle: memory reading used given back")
+            log.debug("the model's spare memory given back (at ready, or idle after a read)")
 
     def _run_preparation(self, prepare: Callable[..., bool]) -> None:
         """The preparing thread: the latest text asked for, one at a time."""
