@@ -27,26 +27,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_enroll as be  # noqa: E402
 from bench import guard_order_study as gos  # noqa: E402
-from tray_reader.voices import intelligibility, stock_checks  # noqa: E402
+from tray_reader.voices import guard, intelligibility, stock_checks  # noqa: E402
 from tray_reader.voices.enroll import CHECKED_TEXT  # noqa: E402
 
-SECOND_TEXT = (
-    "My sister found an old map in the attic, folded inside a leather book. "
-    "It showed a small island with four hills and a white lighthouse. "
-    "Does the ferry still run if the wind picks up tomorrow? "
-    "The doctor told him to walk for twenty minutes every day and to rest a little more. "
-    "Fresh paint, new curtains and a wooden table made the room feel warm."
-)
-"""Words none of the guard's texts, MAP_TEXT or NEW_TEXT say (67 words)."""
+SECOND_TEXT = guard.CONFIRM_TEXT
+"""Words none of the guard's first texts, MAP_TEXT or NEW_TEXT say (67 words)."""
 NEAR = 0.05
 RENDERS = 2
 """Renders (the first as enrolment renders it, the rest jittered) per voice on NEW_TEXT."""
 RULES = {
-    "one text, 0.02 (now)": (0.02, None, False),
+    "one text, 0.02 (before)": (0.02, None, False),
     "one text, 0.05": (0.05, None, False),
     "second text if <= 0.05, both <= 0.02": (0.02, 0.02, False),
     "second text if <= 0.05, both <= 0.03": (0.02, 0.03, False),
-    "second text for a voice that passes, both <= 0.02": (0.02, 0.02, True),
+    "second text for a voice that passes, both <= 0.02 (now)": (0.02, 0.02, True),
     "second text for a voice that passes, both <= 0.03": (0.02, 0.03, True),
 }
 """name: (the first text's allowed rise, both texts' allowed rise or None, whether a voice
@@ -100,8 +94,6 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("folders", nargs="+")
     args = ap.parse_args()
-    from tray_reader.voices import guard
-
     renderer, embedder = gos.loaded()
     results: dict[str, dict[str, tuple]] = {}
     for f in (f for folder in args.folders for f in sorted(Path(folder).glob("*.npz"))):

@@ -377,7 +377,7 @@ def test_a_stock_voices_word_errors_are_kept_for_the_next_enrolment(enroller, tm
     from tray_reader.voices.enroll import check_word_errors, stock_check_kept
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(stock_checks, "conditions", lambda: "another recogniser")
+    monkeypatch.setattr(stock_checks, "conditions", lambda part="check": "another recogniser")
     stock_checks.samples.cache_clear()
     try:
         r = enroller.renderer
@@ -391,7 +391,44 @@ def test_a_stock_voices_word_errors_are_kept_for_the_next_enrolment(enroller, tm
         assert stock_check_kept("af_heart", kind) and not stock_check_kept("am_adam", kind)
         again = r.renders
         assert check_word_errors(r, stock, judge, "af_heart") == first and r.renders == again
+        # The second text's are kept beside them, under a key of their own.
+        confirmed = check_word_errors(r, stock, judge, "af_heart", "confirm")
+        assert confirmed is not None and confirmed < 0.2 and r.renders > again
+        again = r.renders
+        assert check_word_errors(r, stock, judge, "af_heart", "confirm") == confirmed and r.renders == again
+        assert check_word_errors(r, stock, judge, "af_heart") == first
         (tmp_path / "tray-reader" / "enrol-stock-checks.json").write_text("{damaged")
         assert not stock_check_kept("af_heart", kind)
     finally:
         stock_checks.samples.cache_clear()
+
+
+def test_a_made_voice_is_confirmed_on_a_second_text_as_the_recogniser_hears_it_here(enroller):
+    """The guard's checks (`_Checks`) hear a made voice in the recogniser's own process while
+    it says the second text here: its check and its confirmation are what the recogniser in
+    this process hears of the same renders, the confirmation pooled over both texts' words;
+    the stock voice's come from the shipped table without rendering."""
+    from tray_reader.voices import guard, stock_checks
+    from tray_reader.voices.enroll import CHECKED_TEXT, _Checks, both_texts, check_audio
+
+    r = enroller.renderer
+    kind = r.engine.decoder_kind
+    stock = Candidate("stock af_heart", {"af_heart": 1.0}, {"af_heart": 1.0})
+    made = Candidate("made", {"af_heart": 0.7, "af_bella": 0.3}, {"af_heart": 1.0})
+    judge = [r.render16k(build_pack(c), 1.0, [guard.JUDGE_TEXT]) for c in (stock, made)]
+    with _Checks(r, [stock, made], "af_heart") as checks:
+        assert checks.confirm(1) is None  # not before its check
+        before = r.renders
+        assert checks(0, judge[0]) == stock_checks.shipped(kind, "af_heart")
+        stock_both = checks.confirm(0)
+        assert r.renders == before
+        check, confirm = (stock_checks.shipped(kind, "af_heart", part) for part in stock_checks.PARTS)
+        assert check is not None and confirm is not None
+        assert stock_both == pytest.approx(both_texts(check, confirm))
+        first = checks(1, judge[1])
+        both = checks.confirm(1)
+    here = intelligibility.word_errors(check_audio(r, made, judge[1]), CHECKED_TEXT)
+    second = intelligibility.word_errors(speak16k(r, made, [guard.CONFIRM_TEXT]), guard.CONFIRM_TEXT)
+    assert here is not None and second is not None
+    assert first == pytest.approx(here) and both == pytest.approx(both_texts(here, second))
+    assert second < 0.3  # a voice near af_heart is followed on the second text too

@@ -122,8 +122,8 @@ def closer_made_voice(enroller, heart):
 @pytest.mark.parametrize(
     ("made_errors", "kept", "said"),
     [
-        (0.40, 0, "harder for a recogniser to follow: made (word errors 0.40 vs 0.10)"),
-        (0.13, 0, "harder for a recogniser to follow: made (word errors 0.13 vs 0.10)"),
+        (0.40, 0, "harder for a recogniser to follow: made (word errors 0.40, am_adam 0.10)"),
+        (0.13, 0, "harder for a recogniser to follow: made (word errors 0.13, am_adam 0.10)"),
         (0.12, 1, "a recogniser understands it as well (word errors 0.12, am_adam 0.10)"),
         (0.00, 1, "a recogniser understands it as well"),
         (None, 1, "was not checked (no offline recogniser installed)"),
@@ -190,6 +190,40 @@ def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(
     else:
         assert verdict.kept == 0 and heard == [0, first]
         assert verdict.message.endswith("1 more made voice was not checked: enrolment's time was up")
+
+
+@pytest.mark.parametrize(("first_both", "kept"), [(0.13, "second"), (0.12, "first")])
+def test_a_voice_that_passes_is_heard_on_a_second_text_before_it_is_kept(
+    enroller, two_closer_made_voices, first_both, kept
+):
+    """A voice that passes the check is confirmed on both texts together (`confirm`), and the
+    stock voice's is asked once: one over the limit there is passed over for the next voice."""
+    labels, renders, judged, order = two_closer_made_voices
+    first, second = order
+    heard: list[int] = []
+    confirmed: list[int] = []
+
+    def confirm(index: int) -> float | None:
+        confirmed.append(index)
+        return {0: 0.10, first: first_both, second: 0.11}[index]
+
+    verdict = guard.decide(
+        "am_adam",
+        labels,
+        lambda i: renders[i],
+        judged,
+        enroller.embedder,
+        lambda i, _audio: heard.append(i) or 0.10,
+        confirm=confirm,
+    )
+    if kept == "first":
+        assert verdict.kept == first and heard == [0, first] and confirmed == [0, first]
+        assert "on that and a second text 0.12, am_adam 0.10" in verdict.message
+    else:
+        assert verdict.kept == second and heard == [0, first, second]
+        assert confirmed == [0, first, second]
+        assert "passed over as harder to follow" in verdict.message
+        assert "on that and a second text 0.13, am_adam 0.10" in verdict.message
 
 
 def test_the_recogniser_tells_a_clear_render_from_garbled_speech(closer_made_voice):

@@ -86,18 +86,19 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 355.0
+LAST_PHASE_SPEECH = 400.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
 the words searched), three voices' renders of MAP_TEXT (about 14 s each) for their envelope
 maps, every candidate saying JUDGE_TEXT (about 10 s each), and the recogniser's checks
-(CHECK_TEXT, 24 s, said by the stock voice and a made one, then heard with JUDGE_TEXT; and a
-second made voice's, for when the first fails: after a failure each check is begun while the
-one before is heard, so it takes less). Times this machine's seconds per second of speech, the
+(CHECK_TEXT, 21 s, said by the stock voice and a made one, then heard with JUDGE_TEXT; the
+made one's CONFIRM_TEXT, 22 s, said while its check is heard, and the stock voice's; and a
+second made voice's check, for when the first fails: after a failure each check is begun while
+the one before is heard, so it takes less). Times this machine's seconds per second of speech, the
 time they will take. A voice through an envelope map says what its unmapped self said (the
 renderer keeps the model's output, `render.KEPT_SECONDS`), so its render costs next to
 nothing; the time counted for it goes to a third made voice's check."""
-STOCK_CHECK_SPEECH = 50.0
+STOCK_CHECK_SPEECH = 72.0
 """Of that, the stock voice's part of the check, which is shipped for the decoders measured
 (`stock_checks`) and kept on disk by a former enrolment near the same stock voice
 (`check_word_errors`)."""
@@ -743,6 +744,7 @@ def match(
             another_check,
             word_checks.ahead,
             [timbre_of(c) for c in judged],
+            word_checks.confirm,
         )
     best = judged[verdict.kept]
     step(1.0, f"done: {verdict.message}")
@@ -787,30 +789,35 @@ CHECKS_KEPT = 200
 
 
 def check_word_errors(
-    renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray, stock_voice: str = ""
+    renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray, stock_voice: str = "", part: str = "check"
 ) -> float | None:
     """The recogniser's word errors on ``c`` saying JUDGE_TEXT (``judge_audio``, the guard's
-    render) and then CHECK_TEXT (None without a recogniser).
+    render) and then CHECK_TEXT; with ``part`` "confirm", on ``c`` saying CONFIRM_TEXT (None
+    without a recogniser).
 
     A stock voice's (``stock_voice``: ``c`` is that voice at its own speed and pitch) are
     shipped, the mean of a few renders for each decoder (`stock_checks`: steadier than one
     render, and no time spent). Where the table does not apply (another decoder, recogniser or
     text), what this machine measured is kept on disk (`paths.cache_dir`), keyed by what the
-    model rendered of JUDGE_TEXT and by the recogniser, for the next enrolment near that voice."""
+    model rendered of JUDGE_TEXT, the part and the recogniser, for the next enrolment near that
+    voice."""
     if not intelligibility.available():
         return None
     kept: dict[str, dict] = {}
     key = ""
     if stock_voice:
-        shipped = stock_checks.shipped(renderer.engine.decoder_kind, stock_voice)
+        shipped = stock_checks.shipped(renderer.engine.decoder_kind, stock_voice, part)
         if shipped is not None:
             return shipped
-        key = _check_key(judge_audio)
+        key = _check_key(judge_audio, part)
         kept = _kept_checks()
         found = kept.get(key, {}).get("errors")
         if isinstance(found, (int, float)):
             return float(found)
-    errors = intelligibility.word_errors(check_audio(renderer, c, judge_audio), CHECKED_TEXT)
+    if part == "check":
+        errors = intelligibility.word_errors(check_audio(renderer, c, judge_audio), CHECKED_TEXT)
+    else:
+        errors = intelligibility.word_errors(speak16k(renderer, c, [guard.CONFIRM_TEXT]), guard.CONFIRM_TEXT)
     if key and errors is not None:
         newest = {key: {"errors": errors, "voice": stock_voice}} | {k: v for k, v in kept.items() if k != key}
         with contextlib.suppress(OSError):  # a cache: the next enrolment measures it again
@@ -822,6 +829,12 @@ CHECKED_TEXT = f"{guard.JUDGE_TEXT} {guard.CHECK_TEXT}"
 """What a voice says in the recogniser's check (`check_audio`)."""
 
 
+def both_texts(checked: float, confirmed: float) -> float:
+    """The word error rate on CHECKED_TEXT and CONFIRM_TEXT together, from each one's."""
+    n1, n2 = (len(intelligibility.words(t)) for t in (CHECKED_TEXT, guard.CONFIRM_TEXT))
+    return (checked * n1 + confirmed * n2) / (n1 + n2)
+
+
 def check_audio(renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray) -> np.ndarray:
     """What the recogniser hears of ``c`` in its check: its render of JUDGE_TEXT (``judge_audio``,
     the guard's), then of CHECK_TEXT: CHECKED_TEXT."""
@@ -830,18 +843,24 @@ def check_audio(renderer: VoiceRenderer, c: Candidate, judge_audio: np.ndarray) 
 
 class _Checks:
     """The recogniser's checks of the judged voices, as `guard.decide` asks for them (called
-    with a voice, and told by `ahead` which voice it may ask for next). A made voice's check is
-    heard in a process of its own (`intelligibility.RecogniserProcess`) while the next voice
-    the guard may ask for says CHECK_TEXT here: when a voice fails, the next one's check is
-    already half done. The stock voice's goes through `check_word_errors` (usually shipped)."""
+    with a voice, told by `ahead` which voice it may ask for next, and asked to `confirm` one
+    that passed). A made voice's check is heard in a process of its own
+    (`intelligibility.RecogniserProcess`) while this one renders: after a failure the next
+    voice's CHECK_TEXT, so that its check is half done when the guard asks, and the voice's
+    CONFIRM_TEXT, heard as soon as it passes (not sooner: a voice that fails would hold up the
+    next voice's check). The stock voice's go through `check_word_errors` (usually shipped)."""
 
     def __init__(self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str) -> None:
         self.renderer, self.judged, self.nearest = renderer, judged, nearest
         self.listener = intelligibility.RecogniserProcess()
-        self.sent: dict[int, int] = {}  # voice -> its ticket with the listener
+        self.sent: dict[int, int] = {}  # voice -> its check's ticket with the listener
+        self.confirming: dict[int, np.ndarray] = {}  # voice -> its render of CONFIRM_TEXT
         self.upcoming: tuple[int, np.ndarray] | None = None
+        self.checked: dict[int, tuple[float, np.ndarray]] = {}  # voice -> (word errors, JUDGE_TEXT render)
+        self.began: dict[int, float] = {}
         self.took = 0.0
-        """The longest a made voice's check took, from the guard's asking to its answer."""
+        """The longest a made voice's check (with its confirmation) took, from the guard's
+        asking to its answer."""
 
     def ahead(self, i: int, judge_audio: np.ndarray) -> None:
         """The guard may ask for voice ``i`` (its JUDGE_TEXT render ``judge_audio``) next."""
@@ -849,16 +868,40 @@ class _Checks:
 
     def __call__(self, i: int, judge_audio: np.ndarray) -> float | None:
         if i == 0 or not intelligibility.available():
-            return check_word_errors(
+            errors = check_word_errors(
                 self.renderer, self.judged[i], judge_audio, self.nearest if i == 0 else ""
             )
-        began = time.monotonic()
-        self._send(i, judge_audio)
-        if self.upcoming is not None:
-            self._send(*self.upcoming)  # said here while the listener hears voice i
-        errors = intelligibility.wer(CHECKED_TEXT, self.listener.heard(self.sent.pop(i)))
-        self.took = max(self.took, time.monotonic() - began)
+        else:
+            self.began[i] = time.monotonic()
+            self._send(i, judge_audio)
+            # Said here while the listener hears voice i:
+            if self.upcoming is not None:
+                self._send(*self.upcoming)
+            if i not in self.confirming:
+                self.confirming[i] = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
+            errors = intelligibility.wer(CHECKED_TEXT, self.listener.heard(self.sent.pop(i)))
+            self.took = max(self.took, time.monotonic() - self.began[i])
+        if errors is not None:
+            self.checked[i] = (errors, judge_audio)
         return errors
+
+    def confirm(self, i: int) -> float | None:
+        """Voice ``i``'s word errors on CHECKED_TEXT and CONFIRM_TEXT together (after its check)."""
+        if i not in self.checked:
+            return None
+        checked, judge_audio = self.checked[i]
+        if i == 0 or not intelligibility.available():
+            confirmed = check_word_errors(
+                self.renderer, self.judged[i], judge_audio, self.nearest if i == 0 else "", "confirm"
+            )
+        else:
+            audio = self.confirming.pop(i, None)
+            if audio is None:
+                audio = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
+            heard = self.listener.heard(self.listener.submit(audio))
+            confirmed = intelligibility.wer(guard.CONFIRM_TEXT, heard)
+            self.took = max(self.took, time.monotonic() - self.began[i])
+        return None if confirmed is None else both_texts(checked, confirmed)
 
     def _send(self, i: int, judge_audio: np.ndarray) -> None:
         if i not in self.sent:
@@ -871,9 +914,10 @@ class _Checks:
         self.listener.close()
 
 
-def _check_key(judge_audio: np.ndarray) -> str:
+def _check_key(judge_audio: np.ndarray, part: str = "check") -> str:
     h = hashlib.sha256(np.ascontiguousarray(judge_audio, np.float32).tobytes())
-    h.update(f"{guard.CHECK_TEXT}|{intelligibility.recogniser_version()}".encode())
+    text = guard.CHECK_TEXT if part == "check" else guard.CONFIRM_TEXT
+    h.update(f"{text}|{intelligibility.recogniser_version()}".encode())
     return h.hexdigest()
 
 

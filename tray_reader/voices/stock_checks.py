@@ -2,7 +2,8 @@
 
 The guard keeps a made voice only if the recogniser follows it about as well as the nearest
 stock voice (`guard.decide`, `enroll.check_word_errors`): each stock voice saying JUDGE_TEXT
-and CHECK_TEXT at its own speed and pitch, then recognised. That depends only on the model,
+and CHECK_TEXT at its own speed and pitch, then recognised (the table's "check" part), and
+saying CONFIRM_TEXT (its "confirm" part, heard for a voice about to be kept). That depends only on the model,
 its decoder, the texts and the recogniser (and on rounding, which moves it by a few words:
 hence the mean of SAMPLES renders), yet on a two-core machine it is the longest single step of
 an enrolment (about 50 s of speech rendered and heard), and the time plan had to keep room for
@@ -38,9 +39,14 @@ log = logging.getLogger(__name__)
 FILE = "stock_word_errors.json"
 
 
-def conditions() -> str:
-    """What the word errors depend on: the texts, the recogniser and the model."""
-    h = hashlib.sha256(f"{guard.JUDGE_TEXT}|{guard.CHECK_TEXT}".encode())
+PARTS = ("check", "confirm")
+"""The table's parts: word errors on JUDGE_TEXT and CHECK_TEXT, and on CONFIRM_TEXT."""
+
+
+def conditions(part: str = "check") -> str:
+    """What a part's word errors depend on: its texts, the recogniser and the model."""
+    texts = f"{guard.JUDGE_TEXT}|{guard.CHECK_TEXT}" if part == "check" else guard.CONFIRM_TEXT
+    h = hashlib.sha256(texts.encode())
     return (
         f"texts {h.hexdigest()[:16]}; {intelligibility.recogniser_version()}; "
         f"model {model_files.manifest()['kokoro_model']['sha256'][:16]}"
@@ -57,27 +63,29 @@ JITTER = 1e-5
 
 
 @cache
-def samples() -> dict[str, dict[str, list[float]]]:
-    """Decoder kind -> stock voice -> the word errors of each render, when the shipped table
-    was measured under today's `conditions` (else empty: enrolment measures)."""
+def samples(part: str = "check") -> dict[str, dict[str, list[float]]]:
+    """Decoder kind -> stock voice -> the word errors of each render on a part's texts, when
+    the shipped table measured it under today's `conditions` (else empty: enrolment measures)."""
     if not intelligibility.available():
         return {}
     try:
-        table = json.loads(model_files.checked_data("stock_word_errors"))
-    except (ModelFileError, ValueError) as e:
+        table = json.loads(model_files.checked_data("stock_word_errors")).get(part, {})
+    except (ModelFileError, ValueError, AttributeError) as e:
         log.warning("stock voices' word errors not shipped (%s); enrolment measures them", e)
         return {}
-    if table.get("conditions") != conditions():
-        log.info("stock voices' word errors measured under other conditions; enrolment measures them")
+    if table.get("conditions") != conditions(part):
+        log.info(
+            "stock voices' word errors (%s) measured under other conditions; enrolment measures them", part
+        )
         return {}
     return dict(table["samples"])
 
 
-def shipped(kind: DecoderKind, voice: str) -> float | None:
+def shipped(kind: DecoderKind, voice: str, part: str = "check") -> float | None:
     """The shipped word errors (the mean of its renders) of stock ``voice`` read by a decoder
-    of this ``kind``, if any: the decoders differ by a few words in 82 (docs/benchmarks.md),
-    so each has its own."""
-    got = samples().get(kind.value, {}).get(voice)
+    of this ``kind`` on a part's texts, if any: the decoders differ by a few words in 82
+    (docs/benchmarks.md), so each has its own."""
+    got = samples(part).get(kind.value, {}).get(voice)
     return float(np.mean(got)) if got else None
 
 
@@ -89,15 +97,15 @@ def jittered(pack: np.ndarray, sample: int) -> np.ndarray:
     return (pack * (1.0 + JITTER * noise)).astype(np.float32)
 
 
-def measure(renderer: VoiceRenderer, voice: str, sample: int = 0) -> float | None:
-    """One stock voice's word errors, measured as enrolment measures a voice
+def measure(renderer: VoiceRenderer, voice: str, sample: int = 0, part: str = "check") -> float | None:
+    """One stock voice's word errors on a part's texts, measured as enrolment measures a voice
     (`enroll.check_word_errors`; None without a recogniser); ``sample`` > 0 changes the pack
     by JITTER, seeded by it."""
     from tray_reader.voices.enroll import Candidate, check_word_errors
 
     pack = jittered(model_files.stock_pack(voice), sample)
     judge = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
-    return check_word_errors(renderer, Candidate(voice, {}, {}, pack=pack), judge)
+    return check_word_errors(renderer, Candidate(voice, {}, {}, pack=pack), judge, part=part)
 
 
 def main() -> int:
@@ -117,25 +125,26 @@ def main() -> int:
     if not intelligibility.available():
         print("the offline recogniser (pocketsphinx) is not installed", file=sys.stderr)
         return 1
-    old: dict = {}
-    if args.extend:
-        table = json.loads(Path(args.extend).read_text())
-        old = table["samples"] if table.get("conditions") == conditions() else {}
-    found: dict[str, dict[str, list[float]]] = {}
+    old = json.loads(Path(args.extend).read_text()) if args.extend else {}
+    found: dict[str, dict[str, dict[str, list[float]]]] = {part: {} for part in PARTS}
     for fast in (True, False):  # the best derived decoder built here, then the shipped one
         engine = KokoroEngine.load(fast=fast)
         renderer = VoiceRenderer(engine, TextFrontEnd(EnglishPhonemizer()))
         kind = engine.decoder_kind.value
-        for v in model_files.stock_voices():
-            got = list(old.get(kind, {}).get(v.name, []))[:SAMPLES]
-            while len(got) < SAMPLES:
-                e = measure(renderer, v.name, len(got))
-                assert e is not None
-                got.append(round(e, 4))
-            found.setdefault(kind, {})[v.name] = got
-            print(f"{kind} {v.name}: {' '.join(f'{e:.3f}' for e in got)}", flush=True)
+        for part in PARTS:
+            kept = old.get(part, {})
+            kept = kept.get("samples", {}) if kept.get("conditions") == conditions(part) else {}
+            for v in model_files.stock_voices():
+                got = list(kept.get(kind, {}).get(v.name, []))[:SAMPLES]
+                while len(got) < SAMPLES:
+                    e = measure(renderer, v.name, len(got), part)
+                    assert e is not None
+                    got.append(round(e, 4))
+                found[part].setdefault(kind, {})[v.name] = got
+                print(f"{part} {kind} {v.name}: {' '.join(f'{e:.3f}' for e in got)}", flush=True)
         del engine, renderer
-    data = (json.dumps({"conditions": conditions(), "samples": found}, sort_keys=True) + "\n").encode()
+    table = {part: {"conditions": conditions(part), "samples": found[part]} for part in PARTS}
+    data = (json.dumps(table, sort_keys=True) + "\n").encode()
     Path(args.out).write_bytes(data)
     print(f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
     return 0
