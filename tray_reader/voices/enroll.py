@@ -845,10 +845,12 @@ class _Checks:
     """The recogniser's checks of the judged voices, as `guard.decide` asks for them (called
     with a voice, told by `ahead` which voice it may ask for next, and asked to `confirm` one
     that passed). A made voice's check is heard in a process of its own
-    (`intelligibility.RecogniserProcess`) while this one renders: after a failure the next
-    voice's CHECK_TEXT, so that its check is half done when the guard asks, and the voice's
-    CONFIRM_TEXT, heard as soon as it passes (not sooner: a voice that fails would hold up the
-    next voice's check). The stock voice's go through `check_word_errors` (usually shipped)."""
+    (`intelligibility.RecogniserProcess`) while this one renders the voice's CONFIRM_TEXT,
+    heard as soon as it passes (not sooner: a voice that fails would hold up the next voice's
+    check); after a failure, the next voice's CHECK_TEXT instead, so that its check is half
+    done when the guard asks (a voice's CONFIRM_TEXT is then said when it passes: the time
+    left after a failure goes to the checks). The stock voice's go through
+    `check_word_errors` (usually shipped)."""
 
     def __init__(self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str) -> None:
         self.renderer, self.judged, self.nearest = renderer, judged, nearest
@@ -877,7 +879,7 @@ class _Checks:
             # Said here while the listener hears voice i:
             if self.upcoming is not None:
                 self._send(*self.upcoming)
-            if i not in self.confirming:
+            else:
                 self.confirming[i] = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
             errors = intelligibility.wer(CHECKED_TEXT, self.listener.heard(self.sent.pop(i)))
             self.took = max(self.took, time.monotonic() - self.began[i])
