@@ -104,7 +104,8 @@ def measure(renderer: VoiceRenderer, voice: str, sample: int = 0, part: str = "c
     from tray_reader.voices.enroll import Candidate, check_word_errors
 
     pack = jittered(model_files.stock_pack(voice), sample)
-    judge = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT])
+    # The second text's check hears CONFIRM_TEXT alone: no JUDGE_TEXT to render.
+    judge = renderer.render16k(pack, 1.0, [guard.JUDGE_TEXT]) if part == "check" else np.zeros(0, np.float32)
     return check_word_errors(renderer, Candidate(voice, {}, {}, pack=pack), judge, part=part)
 
 
