@@ -4,6 +4,7 @@ closer to speech it never saw; bad recordings are refused with their own message
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 import pytest
@@ -538,3 +539,61 @@ def test_the_recogniser_in_its_own_process_hears_what_it_hears_here_and_is_stopp
         assert listener.heard(listener.submit(renders[0])) == here[0]  # and from then on
     assert process.poll() is not None and listener._process is None
     assert all(w in here[1] for w in ("yellow", "birds"))
+
+
+class _Listener:
+    """The recogniser's process as `_Checks` uses it: what it was given, in order; it hears
+    a voice's words as its `words` say (a check's as said, others' as nothing)."""
+
+    def __init__(self, words: dict[int, str]) -> None:
+        self.words, self.given, self.audio = words, [], {}
+
+    def submit(self, audio: np.ndarray) -> int:
+        self.given.append(int(audio[-1]))  # the fake renders end with their voice's number
+        self.audio[len(self.given)] = audio
+        return len(self.given)
+
+    def heard(self, ticket: int) -> str:
+        time.sleep(0.002 * self.audio[ticket].size / 16_000)
+        return self.words.get(int(self.audio[ticket][-1]), "")
+
+    def close(self) -> None:
+        pass
+
+
+def test_after_a_failure_the_next_check_is_said_ahead_but_heard_only_when_asked(monkeypatch):
+    """After a failure the guard's checks render the next voice's check while one is heard,
+    and give it to the recogniser only when the guard asks: a voice that passes has its
+    second text heard at once. The next check's time counts its confirmation, before one was
+    timed by the rates the checks were made at, then as timed."""
+    from tray_reader.voices import enroll, intelligibility
+
+    listener = _Listener({1: "", 2: enroll.CHECKED_TEXT, 3: enroll.CHECKED_TEXT})
+    said: list[tuple[int, str]] = []
+
+    def speak(_renderer, c: Candidate, texts: list[str]) -> np.ndarray:
+        said.append((int(c.label), texts[0]))
+        time.sleep(0.001 * len(texts[0].split()))
+        return np.full(16_000 * len(texts[0].split()) // 3, float(c.label), np.float32)
+
+    monkeypatch.setattr(intelligibility, "available", lambda: True)
+    monkeypatch.setattr(intelligibility, "RecogniserProcess", lambda: listener)
+    monkeypatch.setattr(enroll, "speak16k", speak)
+    voices = [Candidate(str(i), {"af_heart": 1.0}, {"af_heart": 1.0}) for i in range(4)]
+    judge = [np.full(16_000, float(i), np.float32) for i in range(4)]
+    with enroll._Checks(None, voices, "af_heart") as checks:  # type: ignore[arg-type]
+        assert checks.next_takes() == 0.0
+        assert checks(1, judge[1]) == 1.0  # fails; its second text was said meanwhile
+        assert said == [(1, guard.CHECK_TEXT), (1, guard.CONFIRM_TEXT)] and listener.given == [1]
+        assert checks.next_takes() > checks.took > 0.0  # a confirmation, by the rates
+        checks.ahead(3, judge[3])
+        assert checks(2, judge[2]) == 0.0
+        assert said[2:] == [(2, guard.CHECK_TEXT), (3, guard.CHECK_TEXT)]
+        assert listener.given == [1, 2]  # voice 3's check waits to be asked for
+        checks.confirm(2)
+        assert said[4:] == [(2, guard.CONFIRM_TEXT)] and listener.given == [1, 2, 2]
+        assert checks.next_takes() == checks.took + checks.confirm_took > checks.took
+        # Said ahead: heard now, not said again; no voice told to come next, its second
+        # text is said meanwhile.
+        assert checks(3, judge[3]) == 0.0
+        assert said[5:] == [(3, guard.CONFIRM_TEXT)] and listener.given == [1, 2, 2, 3]

@@ -86,16 +86,17 @@ would leave the search and the fit too little time for their counts."""
 JUDGE_SECONDS = 30.0
 """About what the prosody step's and the guard's renders take, for the progress fraction
 until the first renders have timed the machine."""
-LAST_PHASE_SPEECH = 400.0
+LAST_PHASE_SPEECH = 450.0
 """What the prosody step and the guard render, as seconds of speech (about; the recogniser's
 time counted as rendering its audio): the prosody-matched voices' renders (about four times
 the words searched), three voices' renders of MAP_TEXT (about 14 s each) for their envelope
 maps, every candidate saying JUDGE_TEXT (about 10 s each), and the recogniser's checks
 (CHECK_TEXT, 21 s, said by the stock voice and a made one, then heard with JUDGE_TEXT; the
 made one's CONFIRM_TEXT, 22 s, said while its check is heard, and the stock voice's; and a
-second made voice's check, for when the first fails: after a failure each check is begun while
-the one before is heard, so it takes less). Times this machine's seconds per second of speech, the
-time they will take. A voice through an envelope map says what its unmapped self said (the
+second made voice's check with its CONFIRM_TEXT, for when the first fails: after a failure
+each check is said while the one before is heard, so it takes less, but a voice's
+CONFIRM_TEXT is said and heard after its check). Times this machine's seconds per second of
+speech (the search's renders'), the time they will take. A voice through an envelope map says what its unmapped self said (the
 renderer keeps the model's output, `render.KEPT_SECONDS`), so its render costs next to
 nothing; the time counted for it goes to a third made voice's check."""
 STOCK_CHECK_SPEECH = 72.0
@@ -421,15 +422,19 @@ class _Search:
     band: tuple[np.ndarray, np.ndarray]
     """The recording's band (guard.band_gain): renders are embedded through it."""
     tried: list[tuple[str, float]] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)
+    """Seconds each score took per second of its audio: this machine's speed, for the time plan."""
 
     last_embedding: np.ndarray | None = None
 
     def score(self, c: Candidate) -> tuple[float, np.ndarray]:
         """(encoder similarity to the recording, the render as made)."""
+        t0 = time.monotonic()
         audio = self.renderer.render16k(build_pack(c), c.speed, self.texts)
         self.last_embedding = self.embedder.embed(guard.limit_band(audio, self.band))
         s = cosine(self.last_embedding, self.target)
         self.tried.append((c.label, s))
+        self.rates.append((time.monotonic() - t0) / max(audio.size / 16_000, 1e-3))
         return s, audio
 
 
@@ -544,12 +549,12 @@ def match(
     # What the prosody step need not render again (both at speed 1 and their own pitch).
     rendered = {single.label: nearest_audio, initial.label: initial_audio}
     # This machine's speed, from these two renders: what the prosody step and the guard will
-    # take, and so what is left of `total_seconds` for the search and the fit.
-    per_second = (time.monotonic() - began) / max(1e-3, (len(nearest_audio) + len(initial_audio)) / 16_000)
-    last_phase = per_second * (
-        LAST_PHASE_SPEECH
-        - (STOCK_CHECK_SPEECH if stock_check_kept(nearest, renderer.engine.decoder_kind) else 0.0)
+    # take, and so what is left of `total_seconds` for the search and the fit (planned again
+    # when the fit begins, by all the search's renders).
+    last_speech = LAST_PHASE_SPEECH - (
+        STOCK_CHECK_SPEECH if stock_check_kept(nearest, renderer.engine.decoder_kind) else 0.0
     )
+    last_phase = float(np.median(search.rates)) * last_speech
 
     def room() -> float:
         return settings.total_seconds - (time.monotonic() - t0) - last_phase
@@ -670,6 +675,7 @@ def match(
     fitting = settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None
     if fitting:
         pace.enter(1)
+        last_phase = float(np.median(search.rates)) * last_speech
         fit_cap = min(settings.fit_seconds, max(MIN_FIT_SECONDS, room()))
         pace.plan(search_cap, fit_cap, last_phase)
         fitted_style, fit_steps = _fit_style(
@@ -728,9 +734,9 @@ def match(
     step(pace(), f"judging {len(judged)} voices on the part of your recording held back")
 
     def another_check() -> bool:
-        """After a made voice failed the recogniser's check: whether the next one's check,
-        timed by the slowest so far, ends within `total_seconds` and CHECK_GRACE."""
-        return time.monotonic() - t0 + word_checks.took <= settings.total_seconds + CHECK_GRACE
+        """After a made voice failed the recogniser's check: whether the next one's check and
+        its confirmation (`_Checks.next_takes`) end within `total_seconds` and CHECK_GRACE."""
+        return time.monotonic() - t0 + word_checks.next_takes() <= settings.total_seconds + CHECK_GRACE
 
     with _Checks(renderer, judged, nearest) as word_checks:
         verdict = guard.decide(
@@ -847,26 +853,36 @@ class _Checks:
     that passed). A made voice's check is heard in a process of its own
     (`intelligibility.RecogniserProcess`) while this one renders the voice's CONFIRM_TEXT,
     heard as soon as it passes (not sooner: a voice that fails would hold up the next voice's
-    check); after a failure, the next voice's CHECK_TEXT instead, so that its check is half
-    done when the guard asks (a voice's CONFIRM_TEXT is then said when it passes: the time
-    left after a failure goes to the checks). The stock voice's go through
-    `check_word_errors` (usually shipped)."""
+    check); after a failure, the next voice's CHECK_TEXT instead, heard only when the guard
+    asks for it (the recogniser is then free for this voice's CONFIRM_TEXT, said when it
+    passes: the time left after a failure goes to the checks). The stock voice's go through
+    `check_word_errors` (usually shipped). Renders and hearings are timed, for `next_takes`."""
 
     def __init__(self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str) -> None:
         self.renderer, self.judged, self.nearest = renderer, judged, nearest
         self.listener = intelligibility.RecogniserProcess()
-        self.sent: dict[int, int] = {}  # voice -> its check's ticket with the listener
+        self.said: dict[int, np.ndarray] = {}  # voice -> its check's audio, rendered ahead
         self.confirming: dict[int, np.ndarray] = {}  # voice -> its render of CONFIRM_TEXT
         self.upcoming: tuple[int, np.ndarray] | None = None
         self.checked: dict[int, tuple[float, np.ndarray]] = {}  # voice -> (word errors, JUDGE_TEXT render)
-        self.began: dict[int, float] = {}
         self.took = 0.0
-        """The longest a made voice's check (with its confirmation) took, from the guard's
-        asking to its answer."""
+        """The longest a made voice's check took, from the guard's asking to its answer."""
+        self.confirm_took = 0.0
+        """The longest a made voice's confirmation took, said and heard when asked."""
+        self.render_rate = self.hear_rate = 0.0
+        """Seconds per second of audio, the slowest so far: rendering here, hearing there."""
+        self.confirm_seconds = 0.0
+        """The longest CONFIRM_TEXT rendered, in seconds of audio."""
 
     def ahead(self, i: int, judge_audio: np.ndarray) -> None:
         """The guard may ask for voice ``i`` (its JUDGE_TEXT render ``judge_audio``) next."""
         self.upcoming = (i, judge_audio)
+
+    def next_takes(self) -> float:
+        """About how long a made voice's check will take, with its confirmation if it passes
+        (by the slowest so far; a confirmation not yet timed, by the rates it takes)."""
+        confirm = self.confirm_took or self.confirm_seconds * (self.render_rate + self.hear_rate)
+        return self.took + confirm
 
     def __call__(self, i: int, judge_audio: np.ndarray) -> float | None:
         if i == 0 or not intelligibility.available():
@@ -874,15 +890,20 @@ class _Checks:
                 self.renderer, self.judged[i], judge_audio, self.nearest if i == 0 else ""
             )
         else:
-            self.began[i] = time.monotonic()
-            self._send(i, judge_audio)
+            began = time.monotonic()
+            audio = self.said.pop(i, None)
+            if audio is None:
+                audio = self._check_audio(i, judge_audio)
+            ticket, sent = self.listener.submit(audio), time.monotonic()
             # Said here while the listener hears voice i:
             if self.upcoming is not None:
-                self._send(*self.upcoming)
+                j, upcoming_judge = self.upcoming
+                self.upcoming = None  # (the guard tells the next before each check)
+                self.said[j] = self._check_audio(j, upcoming_judge)
             else:
-                self.confirming[i] = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
-            errors = intelligibility.wer(CHECKED_TEXT, self.listener.heard(self.sent.pop(i)))
-            self.took = max(self.took, time.monotonic() - self.began[i])
+                self.confirming[i] = self._confirm_audio(i)
+            errors = intelligibility.wer(CHECKED_TEXT, self._heard(ticket, sent, audio))
+            self.took = max(self.took, time.monotonic() - began)
         if errors is not None:
             self.checked[i] = (errors, judge_audio)
         return errors
@@ -897,17 +918,37 @@ class _Checks:
                 self.renderer, self.judged[i], judge_audio, self.nearest if i == 0 else "", "confirm"
             )
         else:
+            began = time.monotonic()
             audio = self.confirming.pop(i, None)
+            said_here = audio is None
             if audio is None:
-                audio = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
-            heard = self.listener.heard(self.listener.submit(audio))
+                audio = self._confirm_audio(i)
+            heard = self._heard(self.listener.submit(audio), time.monotonic(), audio)
             confirmed = intelligibility.wer(guard.CONFIRM_TEXT, heard)
-            self.took = max(self.took, time.monotonic() - self.began[i])
+            if said_here:
+                self.confirm_took = max(self.confirm_took, time.monotonic() - began)
         return None if confirmed is None else both_texts(checked, confirmed)
 
-    def _send(self, i: int, judge_audio: np.ndarray) -> None:
-        if i not in self.sent:
-            self.sent[i] = self.listener.submit(check_audio(self.renderer, self.judged[i], judge_audio))
+    def _check_audio(self, i: int, judge_audio: np.ndarray) -> np.ndarray:
+        t0 = time.monotonic()
+        audio = check_audio(self.renderer, self.judged[i], judge_audio)
+        self._rendered(t0, audio.size - judge_audio.size)
+        return audio
+
+    def _confirm_audio(self, i: int) -> np.ndarray:
+        t0 = time.monotonic()
+        audio = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
+        self._rendered(t0, audio.size)
+        self.confirm_seconds = max(self.confirm_seconds, audio.size / 16_000)
+        return audio
+
+    def _rendered(self, began: float, samples: int) -> None:
+        self.render_rate = max(self.render_rate, (time.monotonic() - began) / max(samples / 16_000, 1.0))
+
+    def _heard(self, ticket: int, sent: float, audio: np.ndarray) -> str:
+        heard = self.listener.heard(ticket)
+        self.hear_rate = max(self.hear_rate, (time.monotonic() - sent) / max(audio.size / 16_000, 1.0))
+        return heard
 
     def __enter__(self) -> _Checks:
         return self
