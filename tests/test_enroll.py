@@ -416,7 +416,7 @@ def test_a_made_voice_is_confirmed_on_a_second_text_as_the_recogniser_hears_it_h
     stock = Candidate("stock af_heart", {"af_heart": 1.0}, {"af_heart": 1.0})
     made = Candidate("made", {"af_heart": 0.7, "af_bella": 0.3}, {"af_heart": 1.0})
     judge = [r.render16k(build_pack(c), 1.0, [guard.JUDGE_TEXT]) for c in (stock, made)]
-    with _Checks(r, [stock, made], "af_heart") as checks:
+    with _Checks(r, [stock, made], "af_heart", 0.1) as checks:
         assert checks.confirm(1) is None  # not before its check
         before = r.renders
         assert checks(0, judge[0]) == stock_checks.shipped(kind, "af_heart")

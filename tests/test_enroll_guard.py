@@ -581,11 +581,17 @@ def test_after_a_failure_the_next_check_is_said_ahead_but_heard_only_when_asked(
     monkeypatch.setattr(enroll, "speak16k", speak)
     voices = [Candidate(str(i), {"af_heart": 1.0}, {"af_heart": 1.0}) for i in range(4)]
     judge = [np.full(16_000, float(i), np.float32) for i in range(4)]
-    with enroll._Checks(None, voices, "af_heart") as checks:  # type: ignore[arg-type]
+    with enroll._Checks(None, voices, "af_heart", 0.1) as checks:  # type: ignore[arg-type]
         assert checks.next_takes() == 0.0
         assert checks(1, judge[1]) == 1.0  # fails; its second text was said meanwhile
         assert said == [(1, guard.CHECK_TEXT), (1, guard.CONFIRM_TEXT)] and listener.given == [1]
-        assert checks.next_takes() > checks.took > 0.0  # a confirmation, by the rates
+        # A confirmation, by the rates: rendered at the one given, heard at the one measured.
+        assert checks.next_takes() == pytest.approx(
+            checks.took + checks.confirm_seconds * (0.1 + checks.hear_rate)
+        )
+        assert checks.hear_rate > 0.0 and checks.confirm_seconds == pytest.approx(
+            len(guard.CONFIRM_TEXT.split()) / 3
+        )
         checks.ahead(3, judge[3])
         assert checks(2, judge[2]) == 0.0
         assert said[2:] == [(2, guard.CHECK_TEXT), (3, guard.CHECK_TEXT)]

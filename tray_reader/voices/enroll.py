@@ -122,9 +122,10 @@ HALF_WAY = ", half way"
 """Ends the label of the style `EnrollSettings.half_way` of the way to the fitted style."""
 MAPPED = ", envelope mapped"
 """Ends the label of a voice judged through its envelope map."""
-CHECK_GRACE = 8.0
+CHECK_GRACE = 10.0
 """Past `EnrollSettings.total_seconds`, how long the guard may still check another made voice
-after one failed the recogniser's check: the time plan counts one check, and the whole
+after one failed the recogniser's check: the time plan counts one failure, and a check is
+begun only if it ends, with its second text, by then (`_Checks.next_takes`), so the whole
 enrolment stays within two minutes."""
 HEAR_SECONDS = 12.0
 """Without a text, the recogniser listens to this much of the fit part's start (more than the
@@ -738,7 +739,7 @@ def match(
         its confirmation (`_Checks.next_takes`) end within `total_seconds` and CHECK_GRACE."""
         return time.monotonic() - t0 + word_checks.next_takes() <= settings.total_seconds + CHECK_GRACE
 
-    with _Checks(renderer, judged, nearest) as word_checks:
+    with _Checks(renderer, judged, nearest, float(np.median(search.rates))) as word_checks:
         verdict = guard.decide(
             nearest,
             [c.label for c in judged],
@@ -856,10 +857,14 @@ class _Checks:
     check); after a failure, the next voice's CHECK_TEXT instead, heard only when the guard
     asks for it (the recogniser is then free for this voice's CONFIRM_TEXT, said when it
     passes: the time left after a failure goes to the checks). The stock voice's go through
-    `check_word_errors` (usually shipped). Renders and hearings are timed, for `next_takes`."""
+    `check_word_errors` (usually shipped). Hearings are timed, for `next_takes`."""
 
-    def __init__(self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str) -> None:
+    def __init__(
+        self, renderer: VoiceRenderer, judged: Sequence[Candidate], nearest: str, render_rate: float
+    ) -> None:
         self.renderer, self.judged, self.nearest = renderer, judged, nearest
+        self.render_rate = render_rate
+        """Seconds per second of audio this machine renders at, nothing else running."""
         self.listener = intelligibility.RecogniserProcess()
         self.said: dict[int, np.ndarray] = {}  # voice -> its check's audio, rendered ahead
         self.confirming: dict[int, np.ndarray] = {}  # voice -> its render of CONFIRM_TEXT
@@ -869,8 +874,8 @@ class _Checks:
         """The longest a made voice's check took, from the guard's asking to its answer."""
         self.confirm_took = 0.0
         """The longest a made voice's confirmation took, said and heard when asked."""
-        self.render_rate = self.hear_rate = 0.0
-        """Seconds per second of audio, the slowest so far: rendering here, hearing there."""
+        self.hear_rate = 0.0
+        """Seconds per second of audio the recogniser took to hear, the slowest so far."""
         self.confirm_seconds = 0.0
         """The longest CONFIRM_TEXT rendered, in seconds of audio."""
 
@@ -880,7 +885,8 @@ class _Checks:
 
     def next_takes(self) -> float:
         """About how long a made voice's check will take, with its confirmation if it passes
-        (by the slowest so far; a confirmation not yet timed, by the rates it takes)."""
+        (by the slowest so far; a confirmation not yet timed, by the rates it is said and
+        heard at)."""
         confirm = self.confirm_took or self.confirm_seconds * (self.render_rate + self.hear_rate)
         return self.took + confirm
 
@@ -893,13 +899,13 @@ class _Checks:
             began = time.monotonic()
             audio = self.said.pop(i, None)
             if audio is None:
-                audio = self._check_audio(i, judge_audio)
+                audio = check_audio(self.renderer, self.judged[i], judge_audio)
             ticket, sent = self.listener.submit(audio), time.monotonic()
             # Said here while the listener hears voice i:
             if self.upcoming is not None:
                 j, upcoming_judge = self.upcoming
                 self.upcoming = None  # (the guard tells the next before each check)
-                self.said[j] = self._check_audio(j, upcoming_judge)
+                self.said[j] = check_audio(self.renderer, self.judged[j], upcoming_judge)
             else:
                 self.confirming[i] = self._confirm_audio(i)
             errors = intelligibility.wer(CHECKED_TEXT, self._heard(ticket, sent, audio))
@@ -929,21 +935,10 @@ class _Checks:
                 self.confirm_took = max(self.confirm_took, time.monotonic() - began)
         return None if confirmed is None else both_texts(checked, confirmed)
 
-    def _check_audio(self, i: int, judge_audio: np.ndarray) -> np.ndarray:
-        t0 = time.monotonic()
-        audio = check_audio(self.renderer, self.judged[i], judge_audio)
-        self._rendered(t0, audio.size - judge_audio.size)
-        return audio
-
     def _confirm_audio(self, i: int) -> np.ndarray:
-        t0 = time.monotonic()
         audio = speak16k(self.renderer, self.judged[i], [guard.CONFIRM_TEXT])
-        self._rendered(t0, audio.size)
         self.confirm_seconds = max(self.confirm_seconds, audio.size / 16_000)
         return audio
-
-    def _rendered(self, began: float, samples: int) -> None:
-        self.render_rate = max(self.render_rate, (time.monotonic() - began) / max(samples / 16_000, 1.0))
 
     def _heard(self, ticket: int, sent: float, audio: np.ndarray) -> str:
         heard = self.listener.heard(ticket)
