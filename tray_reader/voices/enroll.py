@@ -96,9 +96,10 @@ made one's CONFIRM_TEXT, 22 s, said while its check is heard, and the stock voic
 second made voice's check with its CONFIRM_TEXT, for when the first fails: after a failure
 each check is said while the one before is heard, so it takes less, but a voice's
 CONFIRM_TEXT is said and heard after its check). Times this machine's seconds per second of
-speech (the search's renders'), the time they will take. A voice through an envelope map says what its unmapped self said (the
-renderer keeps the model's output, `render.KEPT_SECONDS`), so its render costs next to
-nothing; the time counted for it goes to a third made voice's check."""
+speech (the search's renders'), the time they will take. A voice through an envelope map
+says what its unmapped self said (the renderer keeps the model's output,
+`render.KEPT_SECONDS`), so its render costs next to nothing; the time counted for it goes to
+a third made voice's check."""
 STOCK_CHECK_SPEECH = 72.0
 """Of that, the stock voice's part of the check, which is shipped for the decoders measured
 (`stock_checks`) and kept on disk by a former enrolment near the same stock voice
@@ -864,7 +865,8 @@ class _Checks:
     ) -> None:
         self.renderer, self.judged, self.nearest = renderer, judged, nearest
         self.render_rate = render_rate
-        """Seconds per second of audio this machine renders at, nothing else running."""
+        """Seconds per second of audio this machine renders at, nothing else running (the
+        search's renders, their embedding included)."""
         self.listener = intelligibility.RecogniserProcess()
         self.said: dict[int, np.ndarray] = {}  # voice -> its check's audio, rendered ahead
         self.confirming: dict[int, np.ndarray] = {}  # voice -> its render of CONFIRM_TEXT
