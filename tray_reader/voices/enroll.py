@@ -439,6 +439,10 @@ class _Search:
         self.rates.append((time.monotonic() - t0) / max(audio.size / 16_000, 1e-3))
         return s, audio
 
+    def speed(self) -> float:
+        """Seconds per second of audio a score takes on this machine (the median so far)."""
+        return float(np.median(self.rates))
+
 
 def match(
     recording: Recording,
@@ -556,7 +560,7 @@ def match(
     last_speech = LAST_PHASE_SPEECH - (
         STOCK_CHECK_SPEECH if stock_check_kept(nearest, renderer.engine.decoder_kind) else 0.0
     )
-    last_phase = float(np.median(search.rates)) * last_speech
+    last_phase = search.speed() * last_speech
 
     def room() -> float:
         return settings.total_seconds - (time.monotonic() - t0) - last_phase
@@ -677,7 +681,7 @@ def match(
     fitting = settings.fit_seconds > 0 and not cancel.is_set() and renderer.engine.decoder is not None
     if fitting:
         pace.enter(1)
-        last_phase = float(np.median(search.rates)) * last_speech
+        last_phase = search.speed() * last_speech
         fit_cap = min(settings.fit_seconds, max(MIN_FIT_SECONDS, room()))
         pace.plan(search_cap, fit_cap, last_phase)
         fitted_style, fit_steps = _fit_style(
@@ -740,7 +744,7 @@ def match(
         its confirmation (`_Checks.next_takes`) end within `total_seconds` and CHECK_GRACE."""
         return time.monotonic() - t0 + word_checks.next_takes() <= settings.total_seconds + CHECK_GRACE
 
-    with _Checks(renderer, judged, nearest, float(np.median(search.rates))) as word_checks:
+    with _Checks(renderer, judged, nearest, search.speed()) as word_checks:
         verdict = guard.decide(
             nearest,
             [c.label for c in judged],

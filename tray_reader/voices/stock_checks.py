@@ -66,8 +66,6 @@ JITTER = 1e-5
 def samples(part: str = "check") -> dict[str, dict[str, list[float]]]:
     """Decoder kind -> stock voice -> the word errors of each render on a part's texts, when
     the shipped table measured it under today's `conditions` (else empty: enrolment measures)."""
-    if not intelligibility.available():
-        return {}
     try:
         table = json.loads(model_files.checked_data("stock_word_errors")).get(part, {})
     except (ModelFileError, ValueError, AttributeError) as e:
@@ -84,7 +82,10 @@ def samples(part: str = "check") -> dict[str, dict[str, list[float]]]:
 def shipped(kind: DecoderKind, voice: str, part: str = "check") -> float | None:
     """The shipped word errors (the mean of its renders) of stock ``voice`` read by a decoder
     of this ``kind`` on a part's texts, if any: the decoders differ by a few words in 82
-    (docs/benchmarks.md), so each has its own."""
+    (docs/benchmarks.md), so each has its own. None without a recogniser (asked each time:
+    the table read is kept, this is not)."""
+    if not intelligibility.available():
+        return None
     got = samples(part).get(kind.value, {}).get(voice)
     return float(np.mean(got)) if got else None
 
