@@ -20,6 +20,7 @@ from tray_reader.voices.enroll import (
     Candidate,
     Enroller,
     EnrollSettings,
+    _Pace,
     build_pack,
     match,
     speak16k,
@@ -142,6 +143,10 @@ def test_held_out_voice_enrols_closer_than_the_nearest_remaining_stock_voice(enr
     assert result.verdict is not None
     judged = lib.info("emma-like").scores["judged"]
     assert judged["fell_back"] == result.fell_back and judged["kept"] == result.best.label
+    assert (judged["passed_over"], judged["unchecked"]) == (
+        result.verdict.passed_over,
+        result.verdict.unchecked,
+    )
     if result.fell_back:
         assert np.array_equal(result.pack, model_files.stock_pack(result.nearest_stock))
         assert "kept the nearest stock voice" in result.summary()
@@ -282,6 +287,39 @@ def test_fit_simplex_recovers_a_convex_combination():
     assert np.allclose(got, w, atol=0.02) and got.min() >= 0 and got.sum() == pytest.approx(1)
     outside = fit_simplex(e, 3 * e[0])  # beyond the hull: the nearest vertex
     assert np.argmax(outside) == 0 and outside.min() >= 0
+
+
+def test_the_fraction_done_keeps_pace_with_the_clock_when_a_phase_runs_over_or_ends_early():
+    """The progress fraction (and so the time left told from it) follows the time planned:
+    a search that runs past its plan (a slow machine's first renders) counts as the time it
+    took, not as its plan; a fit that ends early never sends the fraction back."""
+    from tray_reader.voices.job import TimeLeft
+
+    now = [0.0]
+    pace = _Pace(EnrollSettings(), clock=lambda: now[0])
+    pace.plan(10.0, 20.0, 30.0)
+    left = TimeLeft(clock=lambda: now[0])
+    told = []
+    for t in (1.0, 5.0, 10.0, 15.0, 20.0):  # the search: 20 s against 10 planned
+        now[0] = t
+        told.append((pace(), left.update(pace())))
+    assert told[-1][0] == pytest.approx(20.0 / 70.0)  # 20 s of 70: search as taken, fit and rest as planned
+    pace.enter(1)
+    now[0] = 30.0
+    assert pace() == pytest.approx(30.0 / 70.0)
+    assert left.update(pace()) == pytest.approx(40.0, abs=1.0)  # the plan's 70 s, less the 30 taken
+    now[0] = 32.0  # the fit ends after 12 s of its 20, all its steps done
+    before = pace(1.0)
+    assert before == pytest.approx(40.0 / 70.0)
+    pace.enter(2)
+    assert pace() == before  # not back to 32/62 (the fit counted as 12 s, not 20)
+    now[0] = 47.0
+    assert pace() == pytest.approx(47.0 / 62.0)
+    fractions = [f for f, _ in told]
+    assert fractions == sorted(fractions)
+    # While the search ran over, the time left stayed the fit's and the last phase's 50 s (with
+    # the search weighed by its plan the fraction stalled at 10/60: 105 s told at 20 s).
+    assert [round(t) for _, t in told[2:]] == [50, 50, 50]
 
 
 def test_with_the_words_known_the_rate_is_matched_by_how_long_they_take(enroller):

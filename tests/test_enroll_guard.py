@@ -188,9 +188,11 @@ def test_after_a_failed_check_the_next_voice_is_checked_only_if_time_is_left(
     if time_left:
         assert verdict.kept == second and heard == [0, first, second]
         assert "passed over as harder to follow" in verdict.message
+        assert (verdict.passed_over, verdict.unchecked) == (1, 0)
     else:
         assert verdict.kept == 0 and heard == [0, first]
         assert verdict.message.endswith("1 more made voice was not checked: enrolment's time was up")
+        assert (verdict.passed_over, verdict.unchecked) == (1, 1)
 
 
 @pytest.mark.parametrize(("first_both", "kept"), [(0.13, "second"), (0.12, "first")])

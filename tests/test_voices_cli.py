@@ -117,11 +117,14 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
     assert soundfile.info(str(out)).duration > 0.3
 
 
-def _enrolled(method: str, settings: dict, fell_back: bool = False, cut_by_time: bool = False):
+def _enrolled(
+    method: str, settings: dict, fell_back: bool = False, cut_by_time: bool = False, passed_over: int = 0
+):
     from tray_reader.voices.library import VoiceInfo
 
     judged = {
         "fell_back": fell_back,
+        "passed_over": passed_over,
         "judged_seconds": 6.0,
         "ahs": 0.66,
         "stock_ahs": 0.75,
@@ -179,6 +182,29 @@ def test_voice_list_says_how_an_enrolled_voice_was_made_and_its_judged_score(
     assert says in line
     assert "MFCC distance 0.660 vs nearest stock af_kore 0.750" in line
     assert "speaker encoder 0.84 vs 0.80" in line  # enrolled before the guard's second encoder
+
+
+def test_a_stock_voice_kept_says_whether_made_voices_were_further_or_harder_to_follow():
+    from tray_reader.voices.commands import made_by
+
+    assert "(nothing made was closer)" in made_by(_enrolled("stock af_kore", {}, True))
+    harder = made_by(_enrolled("stock af_kore", {}, True, passed_over=2))
+    assert harder.startswith(
+        "stock voice af_kore (the made voices closer to you were harder for a recogniser"
+    )
+    # A voice enrolled before the count was kept: its guard's message tells.
+    older = _enrolled("stock af_kore", {}, True)
+    del older.scores["judged"]["passed_over"]
+    older.scores["judged"]["guard"] = "kept the nearest stock voice af_kore: the made voices closer to your "
+    older.scores["judged"]["guard"] += (
+        "recording were harder for a recogniser to follow: top-5 blend (word errors 0.3)"
+    )
+    assert "harder for a recogniser to follow" in made_by(older)
+    # A made voice kept after another was passed over is not a fallback.
+    kept = made_by(
+        _enrolled("stock af_kore, your pitch x0.90 range x1.20 speed 1.00", {"pitch": 0.9}, passed_over=1)
+    )
+    assert "harder" not in kept and "nothing made" not in kept
 
 
 def test_voice_list_shows_both_speaker_encoders_when_the_guard_had_two():

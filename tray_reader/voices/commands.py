@@ -58,8 +58,15 @@ def made_by(info: VoiceInfo) -> str:
     judged: dict = found if isinstance(found, dict) else {}
     method = info.method
     if judged.get("fell_back") or method.startswith("stock "):
-        nearest = info.scores.get("nearest_stock", "?")
-        recipe = f"stock voice {nearest}" + (" (nothing made was closer)" if judged.get("fell_back") else "")
+        recipe = f"stock voice {info.scores.get('nearest_stock', '?')}"
+        if judged.get("fell_back"):
+            # (Voices enrolled before the count was kept say it in the guard's message only.)
+            harder = judged.get("passed_over", "harder for a recogniser" in str(judged.get("guard", "")))
+            recipe += (
+                " (the made voices closer to you were harder for a recogniser to follow)"
+                if harder
+                else " (nothing made was closer)"
+            )
     elif method.startswith("fitted style"):
         recipe = "style fitted to your recording"
     else:

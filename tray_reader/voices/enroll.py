@@ -989,13 +989,18 @@ def _kept_checks() -> dict[str, dict]:
 
 class _Pace:
     """The fraction done, for the progress report (and so the time left): the search, the
-    fit and the last part (prosody and judging) weighted by their nominal times; within one,
-    the larger of the share of its work done and the share of its time cap used."""
+    fit and the last part (prosody and judging) weighted by their times: a phase ended by the
+    time it took, the current one by its plan or, past it, the time it has taken, the rest by
+    their plan; within the current one, the larger of the share of its work done and the
+    share of its time used. So the fraction keeps pace with the clock where a phase runs over
+    its plan (a slow machine's search: the time left told from it stays true)."""
 
-    def __init__(self, settings: EnrollSettings) -> None:
+    def __init__(self, settings: EnrollSettings, clock: Callable[[], float] = time.monotonic) -> None:
         self.weights = (settings.budget_seconds, settings.fit_seconds, JUDGE_SECONDS)
         self.phase = 0
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
+        self.reported = 0.0
         self.spent = [0.0, 0.0, 0.0]
         """Seconds each phase took (the current one's once it ends: `enter`, `finish`)."""
 
@@ -1013,14 +1018,20 @@ class _Pace:
         return tuple(self.spent)
 
     def _close(self) -> None:
-        now = time.monotonic()
+        now = self.clock()
         self.spent[self.phase] += now - self.started
         self.started = now
 
     def __call__(self, done: float = 0.0) -> float:
-        w, p = self.weights, self.phase
-        used = (time.monotonic() - self.started) / max(w[p], 1e-6)
-        return min(0.99, (sum(w[:p]) + w[p] * min(1.0, max(done, used))) / max(sum(w), 1e-6))
+        p = self.phase
+        taken = self.clock() - self.started
+        past = sum(self.spent[:p])
+        current = max(self.weights[p], taken, 1e-6)
+        total = past + current + sum(self.weights[p + 1 :])
+        now = min(0.99, (past + current * min(1.0, max(done, taken / current))) / total)
+        # Never back: a phase that ended before its plan makes the rest a larger share.
+        self.reported = max(self.reported, now)
+        return self.reported
 
 
 def _fit_style(
@@ -1232,6 +1243,8 @@ class Enroller:
             judged = {
                 "kept": verdict.chosen.label,
                 "fell_back": result.fell_back,
+                "passed_over": verdict.passed_over,
+                "unchecked": verdict.unchecked,
                 "guard": verdict.message,
                 "judged_seconds": round(result.judged_seconds, 2),
                 "fit_seconds": round(result.fit_seconds, 2),

@@ -149,6 +149,10 @@ class Verdict:
     """Every candidate judged, the nearest stock voice first."""
     message: str
     """What to tell the user."""
+    passed_over: int = 0
+    """Made voices closer to the recording that a recogniser followed less well (not kept)."""
+    unchecked: int = 0
+    """Made voices closer to the recording left unchecked: enrolment's time was up."""
 
     @property
     def chosen(self) -> Judgement:
@@ -437,4 +441,4 @@ def decide(
             f"; {unchecked} more made {'voice was' if unchecked == 1 else 'voices were'} not "
             f"checked: enrolment's time was up"
         )
-    return Verdict(kept, judgements, message)
+    return Verdict(kept, judgements, message, len(passed), unchecked)
