@@ -197,8 +197,9 @@ def main() -> int:
     for name, order in ORDERS.items():
         for limit in LIMITS:
             checked: list[int] = []
-            got = np.array([r["closed"][kept(r, order, limit, checked=checked)] for r in runs])
-            made = sum(kept(r, order, limit) > 0 for r in runs)
+            chosen = [kept(r, order, limit, checked=checked) for r in runs]
+            got = np.array([r["closed"][k] for r, k in zip(runs, chosen, strict=True)])
+            made = sum(k > 0 for k in chosen)
             print(
                 f"| {name} | {limit} | {be.percents(got.mean(axis=0))} | {be.percents(got.min(axis=0))} | {made} "
                 f"| {len(checked)} ({len(checked) - made}) |"

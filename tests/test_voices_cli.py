@@ -118,13 +118,19 @@ def test_add_refuses_bad_audio_and_missing_consent(tmp_path, engine, phonemizer)
 
 
 def _enrolled(
-    method: str, settings: dict, fell_back: bool = False, cut_by_time: bool = False, passed_over: int = 0
+    method: str,
+    settings: dict,
+    fell_back: bool = False,
+    cut_by_time: bool = False,
+    passed_over: int = 0,
+    unchecked: int = 0,
 ):
     from tray_reader.voices.library import VoiceInfo
 
     judged = {
         "fell_back": fell_back,
         "passed_over": passed_over,
+        "unchecked": unchecked,
         "judged_seconds": 6.0,
         "ahs": 0.66,
         "stock_ahs": 0.75,
@@ -190,8 +196,10 @@ def test_a_stock_voice_kept_says_whether_made_voices_were_further_or_harder_to_f
     assert "(nothing made was closer)" in made_by(_enrolled("stock af_kore", {}, True))
     harder = made_by(_enrolled("stock af_kore", {}, True, passed_over=2))
     assert harder.startswith(
-        "stock voice af_kore (the made voices closer to you were harder for a recogniser"
+        "stock voice af_kore (the made voices closer to you were harder for a recogniser to follow)"
     )
+    timed_out = made_by(_enrolled("stock af_kore", {}, True, passed_over=3, unchecked=5))
+    assert "harder for a recogniser to follow; time ran out before the rest were checked)" in timed_out
     # A voice enrolled before the count was kept: its guard's message tells.
     older = _enrolled("stock af_kore", {}, True)
     del older.scores["judged"]["passed_over"]

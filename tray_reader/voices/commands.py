@@ -63,7 +63,8 @@ def made_by(info: VoiceInfo) -> str:
             # (Voices enrolled before the count was kept say it in the guard's message only.)
             harder = judged.get("passed_over", "harder for a recogniser" in str(judged.get("guard", "")))
             recipe += (
-                " (the made voices closer to you were harder for a recogniser to follow)"
+                " (the made voices closer to you were harder for a recogniser to follow"
+                + ("; time ran out before the rest were checked)" if judged.get("unchecked") else ")")
                 if harder
                 else " (nothing made was closer)"
             )
